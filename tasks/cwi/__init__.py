@@ -1,0 +1,1 @@
+"""CwI-Bench (Code-with-Image): 30 tasks answered in ``<answer>…</answer>``."""

@@ -1,0 +1,1 @@
+"""One generator module per CwI task: ``generate(rng, tier) -> GeneratedItem``."""
