@@ -1,0 +1,207 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, for testing judges offline.
+
+Usage::
+
+    def handler(request: dict):          # the parsed JSON body the client POSTed
+        return '{"verdict": "yes"}'       # -> HTTP 200 chat completion with this content
+
+    with FakeJudgeServer(handler) as server:
+        client = JudgeClient(JudgeConfig(base_url=server.base_url, model="fake", cache_dir=None))
+        ...
+        assert server.calls == 1
+
+A handler may return:
+
+* ``str``: the assistant message content (HTTP 200, OpenAI response shape);
+* ``Reply(status, body, headers)`` or a tuple ``(status, body[, headers])``: a raw HTTP reply
+  (``body`` a str, bytes or a JSON-able object);
+* ``Sleep(seconds, then)``: wait (to provoke a client timeout), then serve ``then``.
+
+Helpers: :func:`sequence` serves canned replies in order; :func:`message_text` and
+:func:`image_urls` read a request. The server is threaded (the client under test is called from
+several threads and processes) and counts every request in ``calls`` / ``requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import traceback
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+__all__ = ["FakeJudgeServer", "Reply", "Sleep", "chat_completion", "image_urls", "message_text", "sequence"]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = ""
+    headers: dict = field(default_factory=dict)
+
+
+@dataclass
+class Sleep:
+    seconds: float
+    then: Any = "too late"
+
+
+def chat_completion(text: str, model: str = "fake-judge") -> dict:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
+
+
+def message_text(request: dict) -> str:
+    """All text of all messages of a chat request, joined by newlines."""
+    out = []
+    for msg in request.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.extend(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return "\n".join(out)
+
+
+def image_urls(request: dict) -> list[str]:
+    """The image URLs (data URLs) of a chat request, in order."""
+    out = []
+    for msg in request.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, list):
+            out.extend(
+                p["image_url"]["url"] for p in content if isinstance(p, dict) and p.get("type") == "image_url"
+            )
+    return out
+
+
+def sequence(*replies: Any) -> Callable[[dict], Any]:
+    """A handler serving ``replies`` in order (thread-safe); the last one repeats forever."""
+    lock = threading.Lock()
+    it = iter(replies)
+    last = [replies[-1] if replies else ""]
+
+    def handler(_request: dict) -> Any:
+        with lock:
+            try:
+                last[0] = next(it)
+            except StopIteration:
+                pass
+            return last[0]
+
+    return handler
+
+
+class FakeJudgeServer:
+    def __init__(self, handler: Callable[[dict], Any] | None = None, *, model: str = "fake-judge"):
+        self.handler = handler or (lambda _req: "ok")
+        self.model = model
+        self.calls = 0
+        self.requests: list[dict] = []
+        self.request_headers: list[dict] = []
+        self.handler_errors: list[str] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> "FakeJudgeServer":
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+                server._serve(self)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-judge", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()  # wakes handlers sleeping in Sleep()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FakeJudgeServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.calls = 0
+            self.requests.clear()
+            self.request_headers.clear()
+
+    # ------------------------------------------------------------------ serving
+    def _serve(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length)
+        if not h.path.rstrip("/").endswith("/chat/completions"):
+            self._send(h, Reply(404, {"error": f"unknown path {h.path}"}))
+            return
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            self._send(h, Reply(400, {"error": "body is not JSON"}))
+            return
+        with self._lock:
+            self.calls += 1
+            self.requests.append(request)
+            self.request_headers.append(dict(h.headers.items()))
+        try:
+            reply = self.handler(request)
+        except Exception:  # noqa: BLE001 - report to the test, answer 500 like a broken server
+            self.handler_errors.append(traceback.format_exc())
+            reply = Reply(500, {"error": "handler raised"})
+        while isinstance(reply, Sleep):
+            if self._stop.wait(reply.seconds):
+                return
+            reply = reply.then
+        self._send(h, reply)
+
+    def _send(self, h: BaseHTTPRequestHandler, reply: Any) -> None:
+        if isinstance(reply, tuple):
+            reply = Reply(*reply)
+        if not isinstance(reply, Reply):
+            reply = Reply(200, chat_completion(str(reply), self.model))
+        body = reply.body
+        if isinstance(body, bytes):
+            data = body
+        elif isinstance(body, str):
+            data = body.encode("utf-8")
+        else:
+            data = json.dumps(body).encode("utf-8")
+        try:
+            h.send_response(reply.status)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            for k, v in reply.headers.items():
+                h.send_header(k, str(v))
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+            pass
+

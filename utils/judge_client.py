@@ -1,0 +1,437 @@
+"""One client for every LLM judge of this package (DoD and GRADE share it).
+
+Speaks the OpenAI chat-completions protocol (``POST {base_url}/chat/completions``) with the
+standard library only, so any OpenAI-compatible endpoint works: a local vLLM server (any dummy
+API key), OpenAI, Gemini's OpenAI endpoint, OpenRouter...
+
+Configured by environment variables (see :meth:`JudgeConfig.from_env`):
+
+=================================  ==========================================================
+``LMMS_PLUGINS_JUDGE_BASE_URL``    e.g. ``http://127.0.0.1:8000/v1`` (required)
+``LMMS_PLUGINS_JUDGE_MODEL``       the judge model name the endpoint expects (required)
+``LMMS_PLUGINS_JUDGE_API_KEY``     bearer token; any dummy value works for a local vLLM
+``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds per HTTP request (default 60)
+``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
+                                   ``off`` disables the cache
+=================================  ==========================================================
+
+Behaviour:
+
+* Thread-safe: ``process_results`` runs in several threads; one client may be shared.
+* Transport failures (timeouts, refused connections, HTTP 429 and 5xx) are retried with
+  exponential backoff, honouring ``Retry-After``; other HTTP errors (400, 401, 404) fail at once.
+* ``parse(text)`` turns the reply into a value; a ``ValueError`` from it means "this answer is
+  unusable, ask again" (up to ``attempts`` answers).
+* A persistent cache, one JSON file per key = sha256(judge model, prompt version, messages),
+  written atomically (temporary file + ``os.replace``), so several processes (accelerate ranks)
+  can fill it at once and a crashed run resumes where it stopped. Only answers that parsed are
+  stored; on a hit the stored text is parsed again, so a changed parser can never serve a stale
+  value silently (bump ``prompt_version`` when the prompt or its parser changes meaning).
+* After every attempt failed: :class:`JudgeError` saying what failed, how often and the last error.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import logging
+import os
+import random
+import socket
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+log = logging.getLogger("lmms_plugins.judge")
+
+ENV_BASE_URL = "LMMS_PLUGINS_JUDGE_BASE_URL"
+ENV_MODEL = "LMMS_PLUGINS_JUDGE_MODEL"
+ENV_API_KEY = "LMMS_PLUGINS_JUDGE_API_KEY"
+ENV_TIMEOUT = "LMMS_PLUGINS_JUDGE_TIMEOUT"
+ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
+
+_CACHE_OFF = {"off", "none", "0", "false", "no", ""}
+_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+_MAX_RETRY_AFTER_S = 300.0  # a server asking for more is treated as this (we still retry)
+
+
+class JudgeError(RuntimeError):
+    """The judge could not give a usable answer (after its retries), or is not configured."""
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "lmms_plugins" / "judge"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    base_url: str
+    model: str
+    api_key: str = "EMPTY"
+    timeout_s: float = 60.0
+    max_attempts: int = 4  # HTTP attempts per answer (transport failures)
+    cache_dir: Path | None = None  # None: no cache
+    backoff_s: float = 1.0  # first backoff; doubles per failed HTTP attempt
+    max_backoff_s: float = 60.0
+    # Extra top-level request fields (e.g. {"reasoning_effort": "low"}); not part of the cache key.
+    extra_body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> "JudgeConfig":
+        """Read the ``LMMS_PLUGINS_JUDGE_*`` variables; keyword overrides win over them."""
+        env = os.environ
+        values: dict[str, Any] = {
+            "base_url": env.get(ENV_BASE_URL, "").strip(),
+            "model": env.get(ENV_MODEL, "").strip(),
+            "api_key": env.get(ENV_API_KEY, "").strip() or "EMPTY",
+        }
+        timeout = env.get(ENV_TIMEOUT, "").strip()
+        if timeout:
+            try:
+                values["timeout_s"] = float(timeout)
+            except ValueError:
+                raise JudgeError(f"{ENV_TIMEOUT}={timeout!r} is not a number of seconds") from None
+        cache = env.get(ENV_CACHE)
+        if cache is None:
+            values["cache_dir"] = default_cache_dir()
+        elif cache.strip().lower() in _CACHE_OFF:
+            values["cache_dir"] = None
+        else:
+            values["cache_dir"] = Path(cache).expanduser()
+        values.update(overrides)
+        missing = [name for name, key in ((ENV_BASE_URL, "base_url"), (ENV_MODEL, "model")) if not values.get(key)]
+        if missing:
+            raise JudgeError(
+                "the LLM judge is not configured: set "
+                + " and ".join(missing)
+                + f" (e.g. {ENV_BASE_URL}=http://127.0.0.1:8000/v1 {ENV_MODEL}=Qwen/Qwen3-VL-8B-Instruct"
+                f" for a local vLLM server; {ENV_API_KEY} may be any dummy value there)"
+            )
+        if values.get("cache_dir") is not None:
+            values["cache_dir"] = Path(values["cache_dir"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    value: Any  # what parse() returned (the reply text when parse is None)
+    raw: str  # the judge's reply text
+    cached: bool  # served from the cache, no HTTP call
+    calls: int  # HTTP requests this result cost (0 when cached)
+
+
+class _Retryable(Exception):
+    """A transport failure worth retrying; ``wait`` is the server's Retry-After, if any."""
+
+    def __init__(self, message: str, wait: float | None = None):
+        super().__init__(message)
+        self.wait = wait
+
+
+def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, Any]]) -> str:
+    blob = json.dumps(
+        {"model": model, "prompt_version": prompt_version, "messages": messages},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:  # HTTP-date form
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _reply_text(body: Any) -> str:
+    """The assistant text of a chat-completions response body; raises ValueError if absent."""
+    try:
+        content = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError(f"response has no choices[0].message.content: {str(body)[:200]}") from None
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError("the judge returned an empty message")
+    return content
+
+
+class JudgeClient:
+    def __init__(self, config: JudgeConfig, *, sleep: Callable[[float], None] = time.sleep):
+        self.config = config
+        self._sleep = sleep  # injectable so tests can check backoff without waiting
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self.http_calls = 0  # total HTTP requests made by this client (all threads)
+        self.cache_hits = 0
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> "JudgeClient":
+        return cls(JudgeConfig.from_env(**overrides))
+
+    # ---------------------------------------------------------------- public
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        prompt_version: str,
+        parse: Callable[[str], Any] | None = None,
+        attempts: int = 3,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> JudgeResult:
+        """Ask the judge; return the first answer that ``parse`` accepts (cached when possible)."""
+        if not prompt_version:
+            raise ValueError("prompt_version is required: it is part of the cache key")
+        messages = [dict(m) for m in messages]
+        key = cache_key(self.config.model, prompt_version, messages)
+        # One thread per key at a time: a second thread asking the same question waits and then
+        # reads the cache instead of paying for the same call.
+        with self._key_lock(key):
+            hit = self._cache_get(key, parse)
+            if hit is not None:
+                with self._lock:
+                    self.cache_hits += 1
+                return hit
+            calls = 0
+            last_problem = ""
+            for answer_no in range(1, max(1, attempts) + 1):
+                text, n = self._post(messages, temperature=temperature, max_tokens=max_tokens)
+                calls += n
+                try:
+                    value = parse(text) if parse is not None else text
+                except ValueError as exc:
+                    last_problem = f"{exc}"
+                    log.info("judge answer %d/%d rejected: %s", answer_no, attempts, exc)
+                    continue
+                self._cache_put(key, prompt_version, text)
+                return JudgeResult(value=value, raw=text, cached=False, calls=calls)
+            raise JudgeError(
+                f"judge {self.config.model!r} gave no usable answer in {attempts} attempt(s) "
+                f"({calls} HTTP call(s)); last problem: {last_problem}"
+            )
+
+    # ---------------------------------------------------------------- HTTP
+    def _post(self, messages: list, *, temperature: float, max_tokens: int | None) -> tuple[str, int]:
+        cfg = self.config
+        payload: dict[str, Any] = {"model": cfg.model, "messages": messages, "temperature": temperature}
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
+        payload.update(cfg.extra_body or {})
+        data = json.dumps(payload).encode("utf-8")
+        url = cfg.base_url.rstrip("/") + "/chat/completions"
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {cfg.api_key}"}
+        tries = max(1, cfg.max_attempts)
+        last = ""
+        for try_no in range(1, tries + 1):
+            with self._lock:
+                self.http_calls += 1
+            try:
+                return self._post_once(url, data, headers), try_no
+            except _Retryable as exc:
+                last = str(exc)
+                if try_no == tries:
+                    break
+                wait = exc.wait
+                if wait is None:
+                    wait = min(cfg.max_backoff_s, cfg.backoff_s * 2 ** (try_no - 1))
+                    wait *= 0.5 + random.random()  # jitter: ranks hitting one server spread out
+                else:
+                    wait = min(wait, _MAX_RETRY_AFTER_S)
+                log.warning("judge request failed (%s); retry %d/%d in %.1fs", last, try_no, tries - 1, wait)
+                self._sleep(wait)
+        raise JudgeError(f"judge endpoint {url} failed {tries} time(s); last error: {last}")
+
+    def _post_once(self, url: str, data: bytes, headers: dict) -> str:
+        req = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            body = exc.read()[:300].decode("utf-8", "replace") if exc.fp is not None else ""
+            if exc.code in _RETRY_STATUS or exc.code >= 500:
+                raise _Retryable(f"HTTP {exc.code}: {body}", _retry_after_seconds(exc.headers.get("Retry-After"))) from None
+            raise JudgeError(f"judge endpoint {url} answered HTTP {exc.code} (not retried): {body}") from None
+        except (TimeoutError, socket.timeout) as exc:
+            raise _Retryable(f"timeout after {self.config.timeout_s}s ({exc})") from None
+        except urllib.error.URLError as exc:
+            raise _Retryable(f"connection error: {exc.reason}") from None
+        except (ConnectionError, OSError) as exc:  # reset mid-read, remote closed, ...
+            raise _Retryable(f"connection error: {exc}") from None
+        try:
+            body = json.loads(raw)
+            return _reply_text(body)
+        except ValueError as exc:  # a proxy's HTML page, a truncated body: transient
+            raise _Retryable(f"malformed response: {exc}") from None
+
+    # ---------------------------------------------------------------- cache
+    def _key_lock(self, key: str) -> threading.Lock:
+        with self._lock:
+            lock = self._key_locks.get(key)
+            if lock is None:
+                lock = self._key_locks[key] = threading.Lock()
+            return lock
+
+    def _cache_path(self, key: str) -> Path | None:
+        if self.config.cache_dir is None:
+            return None
+        return Path(self.config.cache_dir) / key[:2] / f"{key}.json"
+
+    def _cache_get(self, key: str, parse: Callable[[str], Any] | None) -> JudgeResult | None:
+        path = self._cache_path(key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            text = entry["raw"]
+            value = parse(text) if parse is not None else text
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # Unreadable or no longer parsable entry: ask again (and overwrite it).
+            log.warning("ignoring judge cache entry %s: %s", path, exc)
+            return None
+        return JudgeResult(value=value, raw=text, cached=True, calls=0)
+
+    def _cache_put(self, key: str, prompt_version: str, text: str) -> None:
+        path = self._cache_path(key)
+        if path is None:
+            return
+        entry = {"key": key, "model": self.config.model, "prompt_version": prompt_version, "raw": text}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(entry, fh, ensure_ascii=False)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)  # atomic: readers see the old file or the whole new one
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError as exc:  # a full disk must not lose the verdict we already paid for
+            log.warning("could not write judge cache entry %s: %s", path, exc)
+
+
+# -------------------------------------------------------------------- message helpers
+def image_part(image_or_path: Any, *, max_side: int = 1024, fmt: str = "JPEG", quality: int = 90) -> dict:
+    """An OpenAI ``image_url`` content part holding the image as a base64 data URL.
+
+    The image is converted to RGB (transparency over white) and shrunk so its longest side is at
+    most ``max_side`` (GRADE's official evaluator sends JPEG, longest side <= 1024).
+    Accepts a path or a PIL image; a missing or unreadable file raises ``ValueError``/``OSError``
+    with the path in the message.
+    """
+    from PIL import Image
+
+    if isinstance(image_or_path, (str, os.PathLike)):
+        path = Path(image_or_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"image for the judge not found: {path}")
+        with Image.open(path) as im:
+            im.load()
+            img = im.copy()
+    elif isinstance(image_or_path, Image.Image):
+        img = image_or_path
+    else:
+        raise TypeError(f"image_part expects a path or a PIL image, got {type(image_or_path).__name__}")
+    img = _to_rgb(img)
+    if max_side and max(img.size) > max_side:
+        scale = max_side / max(img.size)
+        size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
+        img = img.resize(size, Image.Resampling.LANCZOS)
+    fmt = fmt.upper()
+    buf = io.BytesIO()
+    if fmt in ("JPEG", "JPG"):
+        img.save(buf, format="JPEG", quality=quality)
+        mime = "image/jpeg"
+    else:
+        img.save(buf, format=fmt)
+        mime = f"image/{fmt.lower()}"
+    b64 = base64.b64encode(buf.getvalue()).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{b64}"}}
+
+
+def _to_rgb(img: Any) -> Any:
+    from PIL import Image
+
+    if img.mode == "RGB":
+        return img
+    if img.mode in ("RGBA", "LA") or (img.mode == "P" and "transparency" in img.info):
+        rgba = img.convert("RGBA")
+        bg = Image.new("RGB", rgba.size, (255, 255, 255))
+        bg.paste(rgba, mask=rgba.getchannel("A"))
+        return bg
+    return img.convert("RGB")
+
+
+def text_part(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a judge's reply: bare, inside a Markdown fence, or after some prose.
+
+    Raises ``ValueError`` (which makes :meth:`JudgeClient.complete` ask again) when there is none.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
+    stripped = text.strip()
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    candidates: list[str] = []
+    # Fenced blocks first: ```json ... ``` (the language tag is optional).
+    parts = stripped.split("```")
+    for block in parts[1::2]:
+        body = block.split("\n", 1)[1] if "\n" in block and not block.lstrip().startswith(("{", "[")) else block
+        candidates.append(body.strip())
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    # Then the first decodable object or array anywhere in the text.
+    decoder = json.JSONDecoder()
+    for i, ch in enumerate(stripped):
+        if ch in "{[":
+            try:
+                value, _ = decoder.raw_decode(stripped, i)
+                return value
+            except ValueError:
+                continue
+    raise ValueError(f"no JSON found in the judge's reply: {stripped[:120]!r}")
+
+
+__all__ = [
+    "JudgeClient",
+    "JudgeConfig",
+    "JudgeError",
+    "JudgeResult",
+    "cache_key",
+    "default_cache_dir",
+    "extract_json",
+    "image_part",
+    "text_part",
+]
