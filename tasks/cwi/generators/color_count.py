@@ -1,0 +1,140 @@
+"""color_count: how many distinct RGB values does a flat-shaded drawing contain?
+
+Construction: a procedural canvas of flat, non-antialiased shapes (rectangles, ellipses) in
+clearly different palette colours, plus "hidden" colours that a viewer merges with a visible
+one: near-duplicates that differ by a few units in one or two channels (large shapes) and, in
+the harder tiers, tiny specks of a few pixels. The gold is the number of palette colours that
+remain visible after all shapes are drawn (tracked with a label map while drawing).
+Rule (card): exact integer.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+# visible colours, hidden near-duplicates, max channel difference of a near-duplicate, specks
+_TIERS = {
+    "easy": dict(size=(480, 360), visible=(4, 10), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
+    "medium": dict(size=(480, 360), visible=(6, 14), near=(2, 5), near_diff=(2, 6), specks=(0, 1)),
+    "hard": dict(size=(512, 384), visible=(8, 18), near=(3, 7), near_diff=(1, 4), specks=(1, 3)),
+    "expert": dict(size=(640, 480), visible=(10, 24), near=(4, 10), near_diff=(1, 3), specks=(2, 6)),
+}
+CONSTANT_GUESS = 10  # a typical answer, used as the "constant" shortcut
+_MERGE_DIST = 12  # colours closer than this (max channel) look the same to a viewer
+_MIN_VISIBLE_PIXELS = 40  # smaller regions are not noticed by a viewer
+
+PROMPT = (
+    "This drawing is made of flat-coloured shapes without anti-aliasing. Some colours differ "
+    "from others by only a few units in one channel, and some shapes are only a few pixels "
+    "large. How many distinct RGB colour values (exact 8-bit triples) appear in the image, "
+    "counting the background colour too?\n"
+    "Answer inside <answer>…</answer> with a single integer, e.g. <answer>12</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def _distinct_colour(rng, palette, min_dist):
+    import numpy as np
+
+    for _ in range(500):
+        c = rng.integers(0, 256, size=3)
+        if all(np.abs(c - p).max() >= min_dist for p in palette):
+            return c
+    raise RuntimeError("could not draw a distinct colour")
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import cv2
+    import numpy as np
+    from PIL import Image
+
+    p = _tier(tier)
+    w, h = p["size"]
+    for _attempt in range(100):
+        n_vis = int(rng.integers(p["visible"][0], p["visible"][1] + 1))
+        n_near = int(rng.integers(p["near"][0], p["near"][1] + 1))
+        n_speck = int(rng.integers(p["specks"][0], p["specks"][1] + 1))
+        palette = []
+        for _ in range(n_vis + 1):  # +1: background
+            palette.append(_distinct_colour(rng, palette, 40))
+        kinds = ["bg"] + ["visible"] * n_vis
+        for _ in range(n_near):
+            base = palette[int(rng.integers(1, n_vis + 1))]
+            for _ in range(100):
+                c = base.copy()
+                nch = int(rng.integers(1, 3))
+                for ch in rng.choice(3, size=nch, replace=False):
+                    d = int(rng.integers(p["near_diff"][0], p["near_diff"][1] + 1))
+                    c[ch] = c[ch] + d if c[ch] + d <= 255 else c[ch] - d
+                if all(np.abs(c - q).max() > 0 for q in palette):
+                    break
+            palette.append(c)
+            kinds.append("near")
+        for _ in range(n_speck):
+            palette.append(_distinct_colour(rng, palette, 1))
+            kinds.append("speck")
+
+        label = np.zeros((h, w), np.int32)
+        # shapes of visible and near colours, drawn in random order
+        order = [i for i, k in enumerate(kinds) if k in ("visible", "near")]
+        rng.shuffle(order)
+        for i in order:
+            for _ in range(int(rng.integers(1, 3))):
+                cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
+                sx, sy = int(rng.integers(w // 20, w // 5)), int(rng.integers(h // 20, h // 5))
+                if rng.random() < 0.5:
+                    cv2.rectangle(label, (cx - sx, cy - sy), (cx + sx, cy + sy), int(i), -1, cv2.LINE_8)
+                else:
+                    ang = float(rng.uniform(0, 180))
+                    cv2.ellipse(label, (cx, cy), (sx, sy), ang, 0, 360, int(i), -1, cv2.LINE_8)
+        for i, k in enumerate(kinds):
+            if k == "speck":
+                s = int(rng.integers(1, 4))
+                x, y = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
+                label[y : y + s, x : x + s] = i
+        present = np.unique(label)
+        pal = np.array(palette, dtype=np.uint8)
+        img = pal[label]
+        answer = str(int(len(present)))
+        image = Image.fromarray(img)
+        shortcuts = shortcut_answers(image, None, PROMPT)
+        if any(s.strip() == answer for s in shortcuts.values()):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "n_visible": n_vis,
+            "n_near_duplicates": n_near,
+            "n_specks": n_speck,
+            "palette": [[int(v) for v in c] for c in palette],
+            "kinds": kinds,
+            "present_labels": [int(v) for v in present],
+            "count": int(len(present)),
+        }
+        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
+    raise RuntimeError("color_count: no sample escaped the shortcuts in 100 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """A constant, and the count a viewer would make: colours merged within a few units,
+    regions of a few dozen pixels ignored."""
+    import numpy as np
+
+    arr = np.asarray(image.convert("RGB")).reshape(-1, 3).astype(np.int32)
+    cols, counts = np.unique(arr, axis=0, return_counts=True)
+    order = np.argsort(-counts)
+    reps: list = []
+    for i in order:
+        if counts[i] < _MIN_VISIBLE_PIXELS:
+            continue
+        c = cols[i]
+        if not any(np.abs(c - r).max() < _MERGE_DIST for r in reps):
+            reps.append(c)
+    return {"constant": str(CONSTANT_GUESS), "perceived": str(len(reps))}

@@ -1,0 +1,168 @@
+"""lmms-eval hooks for the CwI tasks (thin adapters around ``rules.score``).
+
+The rule of a task is data in its YAML (``metadata.cwi_rule``). lmms-eval 0.7.3 calls
+``process_results(doc, results)`` without the task config, so :func:`_rule_from_caller` reads the
+rule from the calling task object (``ConfigurableTask.process_results`` is on the stack of the
+thread that scores the document). A ``rule=`` keyword overrides it (tests, scripts).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from typing import Any, Mapping
+
+from lmms_plugins.utils import status
+
+from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, rule_from_config, score
+
+TIERS = ("easy", "medium", "hard", "expert")
+METRICS = ("accuracy", "extraction_failure_rate")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_DEFAULT_TEMPLATE = "prompt.jinja"
+
+
+# ---------------------------------------------------------------------------- prompt and visuals
+
+
+@functools.lru_cache(maxsize=32)
+def _template(source: str):
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+    return env.from_string(source)
+
+
+@functools.lru_cache(maxsize=32)
+def _template_file(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) -> str:
+    """Render the prompt template around the dataset's ``prompt``.
+
+    ``lmms_eval_specific_kwargs`` may set ``prompt_template`` (inline Jinja) or
+    ``prompt_template_file`` (a path, relative paths are taken in this folder).
+    """
+    kw = lmms_eval_specific_kwargs or {}
+    source = kw.get("prompt_template")
+    if not source:
+        path = kw.get("prompt_template_file") or _DEFAULT_TEMPLATE
+        if not os.path.isabs(path):
+            path = os.path.join(_HERE, path)
+        source = _template_file(path)
+    values = {k: v for k, v in doc.items() if isinstance(v, (str, int, float)) or v is None}
+    values.setdefault("prompt", "")
+    return _template(source).render(**values).strip()
+
+
+def doc_to_visual(doc: Mapping) -> list:
+    """``image`` and, for two-image tasks, ``image_2``, as RGB PIL images."""
+    out = []
+    for key in ("image", "image_2"):
+        im = doc.get(key)
+        if im is None:
+            continue
+        if getattr(im, "mode", "RGB") != "RGB":
+            im = im.convert("RGB")
+        out.append(im)
+    return out
+
+
+def doc_to_target(doc: Mapping) -> str:
+    return str(doc.get("answer", ""))
+
+
+# ---------------------------------------------------------------------------- scoring
+
+_rule_cache: dict[int, tuple[Any, Rule]] = {}
+
+
+def _rule_from_caller(max_depth: int = 16) -> Mapping | None:
+    """``metadata.cwi_rule`` of the lmms-eval task object found up the call stack."""
+    frame = sys._getframe(1)
+    for _ in range(max_depth):
+        if frame is None:
+            return None
+        obj = frame.f_locals.get("self")
+        meta = getattr(getattr(obj, "config", None), "metadata", None)
+        if isinstance(meta, Mapping) and "cwi_rule" in meta:
+            return meta["cwi_rule"]
+        frame = frame.f_back
+    return None
+
+
+def _resolve_rule(raw: Any) -> Rule:
+    if isinstance(raw, Rule):
+        return raw
+    hit = _rule_cache.get(id(raw))
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    rule = rule_from_config(raw)
+    _rule_cache[id(raw)] = (raw, rule)
+    return rule
+
+
+def _tier(doc: Mapping) -> str | None:
+    t = str(doc.get("difficulty", "")).strip().lower()
+    return t if t in TIERS else None
+
+
+@status.never_raises(metrics=METRICS)
+def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> dict:
+    """Score one document: accuracy, accuracy_<tier>, extraction_failure_rate."""
+    sid = doc.get("id")
+    raw_rule = rule if rule is not None else _rule_from_caller()
+    if raw_rule is None:
+        why = "no metadata.cwi_rule in the task config"
+        return {m: status.sample(0.0, status.ERROR, why, sid) for m in METRICS}
+    try:
+        parsed_rule = _resolve_rule(raw_rule)
+    except RuleError as exc:
+        return {m: status.sample(0.0, status.ERROR, f"bad cwi_rule: {exc}", sid) for m in METRICS}
+    prediction = results[0] if results else ""
+    if not isinstance(prediction, str):
+        prediction = "" if prediction is None else str(prediction)
+    s = score(parsed_rule, prediction, doc.get("answer"))
+    extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
+    acc = status.sample(s.value, s.status, s.reason, sid, **extra)
+    failed = s.status == UNPARSABLE
+    out = {
+        "accuracy": acc,
+        "extraction_failure_rate": status.sample(
+            1.0 if failed else 0.0, s.status, s.reason if s.status != status.OK else "", sid
+        ),
+    }
+    tier = _tier(doc)
+    if tier is not None:
+        out[f"accuracy_{tier}"] = acc
+    if s.status == BAD_GOLD:
+        status.log.warning("cwi item %s: %s", sid, s.reason)
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, frozenset):
+        return sorted(_jsonable(x) for x in v)
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    return v
+
+
+# ---------------------------------------------------------------------------- aggregations
+
+
+def aggregate_accuracy(items: list) -> float:
+    return status.mean(items, "cwi accuracy")
+
+
+def aggregate_tier_accuracy(items: list) -> float:
+    return status.mean(items, "cwi accuracy (one tier)")
+
+
+def aggregate_failure_rate(items: list) -> float:
+    return status.mean(items, "cwi extraction_failure_rate")
