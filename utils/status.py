@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 from collections import Counter
 from typing import Any, Callable, Iterable
 
@@ -55,13 +56,10 @@ def report(name: str, items: list) -> str:
     counts = status_counts(items)
     parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (kv[0] != OK, kv[0])))
     line = f"[lmms_plugins] {name}: {len(items)} samples: {parts}"
-    if set(counts) - {OK}:
-        log.warning(line)
-        examples = [i for i in items if _status(i) != OK][:3]
-        for ex in examples:
-            log.warning("  e.g. id=%s status=%s reason=%s", ex.get("id"), ex.get("status"), ex.get("reason"))
-    else:
-        log.info(line)
+    # printed, not logged: lmms-eval's log level hides INFO, and these counts must be seen
+    print(line, file=sys.stderr)
+    for ex in [i for i in items if _status(i) != OK][:3]:
+        print(f"[lmms_plugins]   e.g. id={ex.get('id')} status={ex.get('status')} reason={ex.get('reason')}", file=sys.stderr)
     return line
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from lmms_plugins.cli import main
+
+sys.exit(main())

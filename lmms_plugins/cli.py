@@ -1,0 +1,90 @@
+"""``lmms-plugins`` (also ``python -m lmms_plugins``): the package's command line.
+
+Sub-commands are cheap to start: each imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+#: ``make-data <name>`` -> "module:function"; the function takes argv and returns an exit code.
+GENERATORS = {
+    "cwi": "lmms_plugins.tasks.cwi.generate:main",
+    "dod-maze": "lmms_plugins.tasks.dod.maze_generate:main",
+    "abacus": "lmms_plugins.tasks.abacus.synthetic:main",
+}
+
+#: Further sub-commands implemented elsewhere: name -> ("module:function", help).
+EXTRA_COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+def _load(target: str):
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def cmd_tasks_dir(_args) -> int:
+    from lmms_plugins import tasks_dir
+
+    print(tasks_dir())
+    return 0
+
+
+def cmd_list(args) -> int:
+    from lmms_plugins.task_index import index_tasks, local_sample_count
+
+    rows = index_tasks()
+    if args.names:
+        for row in rows:
+            print(row.name)
+        return 0
+    width = max((len(r.name) for r in rows), default=4)
+    print(f"{'name':<{width}}  kind   benchmark  samples")
+    for row in rows:
+        count = local_sample_count(row) if row.kind == "task" else None
+        shown = "-" if count is None else str(count)
+        print(f"{row.name:<{width}}  {row.kind:<5}  {row.benchmark or '-':<9}  {shown}")
+    print(f"\n{sum(r.kind == 'task' for r in rows)} tasks, {sum(r.kind == 'group' for r in rows)} groups. "
+          "Sample counts are shown for benchmarks with a local data root (see README: data roots).")
+    return 0
+
+
+def cmd_make_data(args) -> int:
+    target = GENERATORS.get(args.benchmark)
+    try:
+        main = _load(target)
+    except (ImportError, AttributeError) as exc:
+        print(f"lmms-plugins: the {args.benchmark} generator is not available in this install ({exc})", file=sys.stderr)
+        return 2
+    return int(main(args.rest) or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lmms-plugins", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("tasks-dir", help="print the folder to pass to lmms-eval --include_path").set_defaults(func=cmd_tasks_dir)
+    p = sub.add_parser("list", help="this package's tasks and groups, with sample counts where the data is local")
+    p.add_argument("--names", action="store_true", help="print only the names, one per line")
+    p.set_defaults(func=cmd_list)
+    p = sub.add_parser("make-data", help="write a local dataset in a benchmark's official layout",
+                       description="Run `lmms-plugins make-data <benchmark> --help` for the generator's options.")
+    p.add_argument("benchmark", choices=sorted(GENERATORS))
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="options of the generator")
+    p.set_defaults(func=cmd_make_data)
+    for name, (target, help_text) in EXTRA_COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=lambda a, t=target: int(_load(t)(a.rest) or 0))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""The lmms-eval models this package adds, by id.
+
+Class paths are strings: lmms-eval imports a model's module only when it is used, so
+registering them costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+MODELS = {
+    # answers from precomputed outputs (JSONL and/or a folder of images)
+    "replay": "lmms_plugins.models.replay.Replay",
+    # program baselines
+    "cwi_solver": "lmms_plugins.models.cwi_solver.CwiSolver",
+    "maze_solver": "lmms_plugins.models.maze_solver.MazeSolver",
+    "abacus_synthetic_editor": "lmms_plugins.models.abacus_editor.SyntheticEditor",
+}
+
+
+def available() -> dict[str, str]:
+    """Models whose module is installed (a wrapper still in development is skipped)."""
+    out = {}
+    for model_id, class_path in MODELS.items():
+        module = class_path.rsplit(".", 1)[0]
+        if importlib.util.find_spec(module) is not None:
+            out[model_id] = class_path
+    return out
+
+
+def manifests() -> list:
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return [ModelManifest(model_id=m, simple_class_path=p) for m, p in available().items()]

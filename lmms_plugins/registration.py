@@ -1,0 +1,161 @@
+"""How lmms-eval finds this package with no flags.
+
+lmms-eval 0.7.3 has no entry-point group for tasks, and ``LMMS_EVAL_PLUGINS`` adds a plugin's
+task folder only after the task index is built. It does load the ``lmms_eval.models`` entry
+points (while importing ``lmms_eval.models``) before any ``TaskManager`` exists. :func:`register`
+is that entry point: it returns this package's model manifests and, as a side effect, arranges
+for ``TaskManager`` to index this package's task folder too.
+
+Everything here is guarded: if lmms-eval's internals differ, a warning says so and
+``--include_path "$(lmms-plugins tasks-dir)"`` still works. Nothing heavy is imported (no torch,
+cv2, datasets, nor any benchmark code): see benchmarks/registration_overhead.py.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import warnings
+
+_PATCHED = "_lmms_plugins_patched"
+_TASKS_MODULE = "lmms_eval.tasks"
+_API_TASK_MODULE = "lmms_eval.api.task"
+
+
+class RegistrationWarning(UserWarning):
+    """lmms-eval's internals are not what this package expects; --include_path still works."""
+
+
+def _warn(what: str) -> None:
+    warnings.warn(
+        f"lmms-plugins could not {what} in this lmms-eval version; pass "
+        f'--include_path "$(lmms-plugins tasks-dir)" to use its tasks.',
+        RegistrationWarning,
+        stacklevel=3,
+    )
+
+
+def register():
+    """Entry point payload for group ``lmms_eval.models``."""
+    try:
+        _when_imported(_TASKS_MODULE, _patch_task_manager)
+        _when_imported(_API_TASK_MODULE, _patch_dataset_download)
+    except Exception as exc:  # never break lmms-eval's start-up
+        _warn(f"install its task hook ({exc!r})")
+    from lmms_plugins.models import manifests
+
+    return manifests()
+
+
+# --- run a patch when a module is (or has been) imported -------------------------------------
+
+
+def _when_imported(name: str, patch) -> None:
+    module = sys.modules.get(name)
+    if module is not None and getattr(module, "__spec__", None) is not None and not _initialising(module):
+        patch(module)
+        return
+    for finder in sys.meta_path:
+        if isinstance(finder, _PatchOnImport) and finder.name == name:
+            return
+    sys.meta_path.insert(0, _PatchOnImport(name, patch))
+
+
+def _initialising(module) -> bool:
+    spec = module.__spec__
+    return bool(getattr(spec, "_initializing", False))
+
+
+class _PatchOnImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself; wraps the real loader of one module so a patch runs after it."""
+
+    def __init__(self, name: str, patch) -> None:
+        self.name, self.patch = name, patch
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        real_exec = spec.loader.exec_module
+        patch = self.patch
+
+        def exec_module(module):
+            real_exec(module)
+            try:
+                patch(module)
+            except Exception as exc:  # guarded: lmms-eval must still start
+                _warn(f"patch {fullname} ({exc!r})")
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+# --- the two patches ---------------------------------------------------------------------------
+
+
+def _same_dir(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _patch_task_manager(module) -> None:
+    """Add this package's task folder to every TaskManager's index (after lmms-eval's own)."""
+    manager = getattr(module, "TaskManager", None)
+    original = getattr(manager, "initialize_tasks", None)
+    if manager is None or original is None:
+        _warn("find TaskManager.initialize_tasks")
+        return
+    if getattr(original, _PATCHED, False):
+        return
+    from lmms_plugins import tasks_dir
+
+    ours = tasks_dir()
+
+    def initialize_tasks(self, include_path=None, include_defaults=True):
+        paths = [include_path] if isinstance(include_path, str) else list(include_path or [])
+        if not any(_same_dir(p, ours) for p in paths if os.path.isdir(p)):
+            paths.append(ours)
+        return original(self, include_path=paths, include_defaults=include_defaults)
+
+    setattr(initialize_tasks, _PATCHED, True)
+    initialize_tasks.__wrapped__ = original
+    manager.initialize_tasks = initialize_tasks
+
+
+def _patch_dataset_download(module) -> None:
+    """Load a task's data from a local root when its YAML asks for it and one is configured.
+
+    A task opts in with ``metadata: {lmms_plugins_benchmark: <bench>}``; when
+    ``LMMS_PLUGINS_<BENCH>_ROOT`` or ``LMMS_PLUGINS_DATA_ROOT/<bench>`` is set, the dataset path
+    becomes that folder (the hub layout: parquet files plus a README.md with ``configs:``) and
+    ``datasets`` loads it exactly as it loads the hub copy.
+    """
+    task_cls = getattr(module, "ConfigurableTask", None)
+    original = getattr(task_cls, "download", None)
+    if task_cls is None or original is None:
+        _warn("find ConfigurableTask.download")
+        return
+    if getattr(original, _PATCHED, False):
+        return
+
+    def download(self, dataset_kwargs=None):
+        metadata = getattr(getattr(self, "config", None), "metadata", None)
+        bench = metadata.get("lmms_plugins_benchmark") if isinstance(metadata, dict) else None
+        if bench:
+            from lmms_plugins.utils.data_roots import local_dataset_path
+
+            local = local_dataset_path(bench)
+            if local is not None:
+                self.DATASET_PATH = local
+        return original(self, dataset_kwargs)
+
+    setattr(download, _PATCHED, True)
+    download.__wrapped__ = original
+    task_cls.download = download

@@ -1,0 +1,79 @@
+"""This package's tasks and groups, read from the YAML files without importing lmms-eval."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    name: str
+    kind: str  # "task" or "group"
+    path: Path
+    config: dict
+
+    @property
+    def benchmark(self) -> str | None:
+        meta = self.config.get("metadata")
+        return meta.get("lmms_plugins_benchmark") if isinstance(meta, dict) else None
+
+
+def _yaml_loader():
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    # lmms-eval's `!function module.name` tags: keep the dotted name, do not import it.
+    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+    return Loader
+
+
+def _load(path: Path, loader) -> dict:
+    import yaml
+
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+    include = config.pop("include", None)
+    if include:
+        base = _load(path.parent / include, loader)
+        config = {**base, **config}
+    return config
+
+
+def index_tasks(root: str | Path | None = None) -> list[TaskEntry]:
+    from lmms_plugins import tasks_dir
+
+    loader = _yaml_loader()
+    rows = []
+    for path in sorted(Path(root or tasks_dir()).rglob("*.yaml")):
+        config = _load(path, loader)
+        if "group" in config and isinstance(config.get("task"), list):
+            rows.append(TaskEntry(config["group"], "group", path, config))
+        elif isinstance(config.get("task"), str):
+            rows.append(TaskEntry(config["task"], "task", path, config))
+    return sorted(rows, key=lambda r: (r.kind != "group", r.name))
+
+
+def local_sample_count(entry: TaskEntry) -> int | None:
+    """Rows of the task's evaluation split in its local data root, or None if the data is not local."""
+    from lmms_plugins.utils.data_roots import local_root
+
+    bench = entry.benchmark
+    try:
+        root = local_root(bench) if bench else None
+    except FileNotFoundError:
+        return None
+    if root is None:
+        return None
+    split = entry.config.get("test_split") or entry.config.get("validation_split")
+    folder = root / entry.config["dataset_name"] if entry.config.get("dataset_name") else root
+    parquet = sorted(folder.glob(f"{split}-*.parquet")) + sorted(folder.glob(f"{split}/*.parquet"))
+    if parquet:
+        import pyarrow.parquet as pq
+
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in parquet)
+    jsonl = sorted(root.glob("instruction.jsonl")) or sorted(folder.glob(f"{split}*.jsonl"))
+    if jsonl:
+        return sum(1 for p in jsonl for line in p.open(encoding="utf-8") if line.strip())
+    return None

@@ -1,0 +1,1 @@
+"""abacus benchmark."""

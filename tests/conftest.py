@@ -1,0 +1,86 @@
+"""Shared test fixtures. Everything runs offline: the hub is switched off for every subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "WANDB_MODE": "disabled",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def lmms_eval_executable() -> str:
+    """The `lmms-eval` console script of the interpreter running the tests."""
+    script = Path(sys.executable).with_name("lmms-eval")
+    return str(script) if script.exists() else "lmms-eval"
+
+
+def read_results(out_dir: Path) -> dict:
+    """The newest *_results.json under out_dir, with the samples of each task when logged."""
+    found = sorted(out_dir.rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise FileNotFoundError(f"no *_results.json under {out_dir}")
+    results = json.loads(found[-1].read_text())
+    samples = {}
+    for path in found[-1].parent.glob("*_samples_*.jsonl"):
+        task = path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    results["_samples"] = samples
+    results["_path"] = str(found[-1])
+    return results
+
+
+def run_lmms_eval_cli(
+    tasks: str,
+    model: str,
+    model_args: str = "",
+    *,
+    out_dir: Path,
+    include_path: str | None = None,
+    env: dict | None = None,
+    extra_args: list[str] | tuple = (),
+    log_samples: bool = True,
+    timeout: float = 900,
+) -> dict:
+    """Run the real `lmms-eval` CLI in a subprocess, offline, and return its results JSON.
+
+    The CLI exits 0 even when the run failed, so success is judged by the results file: when
+    none is written the assertion error carries the tail of the CLI's output.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [lmms_eval_executable(), "--model", model, "--tasks", tasks, "--output_path", str(out_dir), "--batch_size", "1"]
+    if model_args:
+        cmd += ["--model_args", model_args]
+    if include_path:
+        cmd += ["--include_path", include_path]
+    if log_samples:
+        cmd += ["--log_samples"]
+    cmd += list(extra_args)
+    full_env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out_dir / ".hf_home"), **(env or {})}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=out_dir)
+    try:
+        results = read_results(out_dir)
+    except FileNotFoundError:
+        tail = (proc.stdout[-4000:] + "\n--- stderr ---\n" + proc.stderr[-6000:])
+        raise AssertionError(f"lmms-eval wrote no results (exit {proc.returncode}): {' '.join(cmd)}\n{tail}") from None
+    results["_stdout"] = proc.stdout
+    results["_stderr"] = proc.stderr
+    return results
+
+
+@pytest.fixture
+def run_lmms_eval():
+    """`run_lmms_eval(tasks, model, model_args, out_dir=..., include_path=None, env=None)` -> results dict."""
+    return run_lmms_eval_cli

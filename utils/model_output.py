@@ -1,0 +1,104 @@
+"""One parser for what image-producing lmms-eval models return.
+
+Seen in lmms-eval 0.7.3 wrappers: ``json.dumps({"text": ..., "images": [paths]})``; a bare string
+when no image was made; ``"Generated image saved to: <path>"``; and, from broken wrappers, bytes
+that are not UTF-8, JSON without ``images``, or paths that do not exist. :func:`parse_model_output`
+accepts all of them and says what was wrong instead of raising.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+_SAVED_PREFIX = "generated image saved to:"
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    text: str  # the model's text (reasoning and final text), "" if none
+    images: tuple[str, ...]  # image paths that exist, in the model's order
+    missing: tuple[str, ...] = ()  # image paths the model named that do not exist
+    problems: tuple[str, ...] = ()  # what was wrong with the raw output, in words
+
+    @property
+    def has_image(self) -> bool:
+        return bool(self.images)
+
+    @property
+    def image(self) -> str | None:
+        return self.images[0] if self.images else None
+
+
+def _as_text(raw) -> tuple[str, list[str]]:
+    if raw is None:
+        return "", ["output is None"]
+    if isinstance(raw, (bytes, bytearray)):
+        try:
+            return bytes(raw).decode("utf-8"), []
+        except UnicodeDecodeError:
+            return bytes(raw).decode("utf-8", errors="replace"), ["output is not valid UTF-8 (undecodable bytes replaced)"]
+    if isinstance(raw, dict):
+        return json.dumps(raw), []
+    if not isinstance(raw, str):
+        return str(raw), [f"output is a {type(raw).__name__}, not a string"]
+    return raw, []
+
+
+def _image_list(value, problems: list[str]) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for item in value:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict) and isinstance(item.get("path"), str):
+                out.append(item["path"])
+            else:
+                problems.append(f"ignored an image entry that is not a path: {str(item)[:80]!r}")
+        return out
+    problems.append(f"'images' is a {type(value).__name__}, not a list of paths")
+    return []
+
+
+def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
+    """Text and existing image paths of one model output. Never raises.
+
+    ``base_dir`` resolves relative image paths (e.g. the folder of a replay file).
+    """
+    text, problems = _as_text(raw)
+    if "\x00" in text:
+        problems.append("output contains NUL bytes (removed)")
+        text = text.replace("\x00", "")
+    paths: list[str] = []
+    stripped = text.strip()
+    payload = None
+    if stripped.startswith("{"):
+        try:
+            payload = json.loads(stripped)
+        except ValueError:
+            problems.append("output looks like JSON but does not parse; read as plain text")
+    if isinstance(payload, dict):
+        body = payload.get("text", "")
+        text = body if isinstance(body, str) else json.dumps(body)
+        if "images" not in payload:
+            problems.append("JSON output has no 'images' field")
+        paths = _image_list(payload.get("images"), problems)
+        if isinstance(payload.get("error"), str) and payload["error"]:
+            problems.append(f"model reported: {payload['error']}")
+    elif stripped.lower().startswith(_SAVED_PREFIX):
+        # "Generated image saved to: <path>" (one wrapper's format); the rest of the line is the path
+        first, _, rest = stripped.partition("\n")
+        paths = [first[len(_SAVED_PREFIX):].strip()]
+        text = rest.strip()
+    existing, missing = [], []
+    for path in paths:
+        full = path if (os.path.isabs(path) or base_dir is None) else os.path.join(base_dir, path)
+        (existing if path and os.path.isfile(full) else missing).append(full)
+    for path in missing:
+        problems.append(f"image path does not exist: {path}")
+    return ModelOutput(text=text, images=tuple(existing), missing=tuple(missing), problems=tuple(problems))
