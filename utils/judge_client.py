@@ -339,23 +339,19 @@ def image_part(image_or_path: Any, *, max_side: int = 1024, fmt: str = "JPEG", q
 
     The image is converted to RGB (transparency over white) and shrunk so its longest side is at
     most ``max_side`` (GRADE's official evaluator sends JPEG, longest side <= 1024).
-    Accepts a path or a PIL image; a missing or unreadable file raises ``ValueError``/``OSError``
-    with the path in the message.
+    Accepts a path or a PIL image; a missing or unreadable file raises
+    :class:`lmms_plugins.utils.images.ImageError` with the path in the message.
     """
     from PIL import Image
 
+    from lmms_plugins.utils.images import load_rgb, to_rgb
+
     if isinstance(image_or_path, (str, os.PathLike)):
-        path = Path(image_or_path)
-        if not path.is_file():
-            raise FileNotFoundError(f"image for the judge not found: {path}")
-        with Image.open(path) as im:
-            im.load()
-            img = im.copy()
+        img = load_rgb(image_or_path)
     elif isinstance(image_or_path, Image.Image):
-        img = image_or_path
+        img = to_rgb(image_or_path)
     else:
         raise TypeError(f"image_part expects a path or a PIL image, got {type(image_or_path).__name__}")
-    img = _to_rgb(img)
     if max_side and max(img.size) > max_side:
         scale = max_side / max(img.size)
         size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
@@ -370,19 +366,6 @@ def image_part(image_or_path: Any, *, max_side: int = 1024, fmt: str = "JPEG", q
         mime = f"image/{fmt.lower()}"
     b64 = base64.b64encode(buf.getvalue()).decode("ascii")
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{b64}"}}
-
-
-def _to_rgb(img: Any) -> Any:
-    from PIL import Image
-
-    if img.mode == "RGB":
-        return img
-    if img.mode in ("RGBA", "LA") or (img.mode == "P" and "transparency" in img.info):
-        rgba = img.convert("RGBA")
-        bg = Image.new("RGB", rgba.size, (255, 255, 255))
-        bg.paste(rgba, mask=rgba.getchannel("A"))
-        return bg
-    return img.convert("RGB")
 
 
 def text_part(text: str) -> dict:

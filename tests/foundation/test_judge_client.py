@@ -31,6 +31,7 @@ from lmms_plugins.utils.judge_client import (  # noqa: E402
     image_part,
     text_part,
 )
+from lmms_plugins.utils.images import ImageError  # noqa: E402
 
 MESSAGES = [{"role": "user", "content": [text_part("Is the sky blue? Answer JSON {\"answer\": ...}")]}]
 
@@ -250,8 +251,11 @@ def test_image_part_is_jpeg_with_longest_side_1024(tmp_path):
     assert img.getpixel((10, 10))[0] > 240 and img.getpixel((10, 10))[1] > 240  # over white
     small = image_part(Image.new("L", (300, 200), 0))
     assert Image.open(io.BytesIO(base64.b64decode(small["image_url"]["url"].split(",", 1)[1]))).size == (300, 200)
-    with pytest.raises(FileNotFoundError, match="nope.png"):
+    with pytest.raises(ImageError, match="nope.png"):
         image_part(tmp_path / "nope.png")
+    (tmp_path / "junk.png").write_bytes(b"not an image")
+    with pytest.raises(ImageError, match="junk.png"):
+        image_part(tmp_path / "junk.png")
 
 
 def test_images_reach_the_server(server, tmp_path):
