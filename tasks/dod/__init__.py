@@ -1,1 +1,1 @@
-"""dod benchmark."""
+"""Draw-or-Decline (DoD): edit feasible requests, decline infeasible ones (see README.md)."""
