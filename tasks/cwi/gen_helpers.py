@@ -1,0 +1,52 @@
+"""Small pieces shared by the Transformation generators (numpy images, tiers, shortcut screen)."""
+
+from __future__ import annotations
+
+from .catalog import TIERS
+
+# Sensor noise (grey-level sigma) per tier: harder tiers are noisier.
+NOISE = {"easy": 0.0, "medium": 3.0, "hard": 6.0, "expert": 10.0}
+MAX_ATTEMPTS = 200
+
+
+def check_tier(tier: str) -> str:
+    if tier not in TIERS:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
+    return tier
+
+
+def photo_array(rng, width: int, height: int):
+    """A bundled photo crop as float32 HxWx3 in 0-255."""
+    import numpy as np
+
+    from .photos import random_photo
+
+    return np.asarray(random_photo(rng, width, height), dtype=np.float32)
+
+
+def add_noise(arr, rng, sigma: float):
+    import numpy as np
+
+    if sigma <= 0:
+        return arr
+    return arr + rng.normal(0.0, sigma, size=arr.shape).astype(np.float32)
+
+
+def to_pil(arr):
+    import numpy as np
+    from PIL import Image
+
+    return Image.fromarray(np.clip(np.rint(arr), 0, 255).astype(np.uint8), "RGB")
+
+
+def shortcut_hits(task: str, gold: str, shortcuts: dict[str, str]) -> list[str]:
+    """Names of the shortcut answers that the task's own rule would score correct."""
+    from .rules import score
+    from .task_rules import rule_for_task
+
+    rule = rule_for_task(task)
+    return [name for name, ans in shortcuts.items() if score(rule, f"<answer>{ans}</answer>", gold).correct]
+
+
+def answer_suffix(fmt: str, example: str) -> str:
+    return f"\nAnswer inside <answer>…</answer> as {fmt}, e.g. <answer>{example}</answer>."

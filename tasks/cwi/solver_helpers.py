@@ -1,0 +1,74 @@
+"""Pixel-level building blocks of the Transformation reference solvers."""
+
+from __future__ import annotations
+
+
+def gray(image):
+    """PIL/array -> float64 grey image."""
+    import numpy as np
+
+    a = np.asarray(image, dtype=np.float64)
+    if a.ndim == 3:
+        a = a[..., :3] @ np.array([0.299, 0.587, 0.114])
+    return a
+
+
+def rgb(image):
+    import numpy as np
+
+    return np.asarray(image.convert("RGB") if hasattr(image, "convert") else image, dtype=np.float64)
+
+
+def circular_shift(a, b) -> tuple[int, int, float]:
+    """Integer (dx, dy) with b == roll(a, (dy, dx)), by phase correlation; and the peak height."""
+    import numpy as np
+
+    fa = np.fft.fft2(a - a.mean())
+    fb = np.fft.fft2(b - b.mean())
+    cross = fb * np.conj(fa)
+    cross /= np.abs(cross) + 1e-9
+    corr = np.fft.ifft2(cross).real
+    dy, dx = np.unravel_index(int(np.argmax(corr)), corr.shape)
+    h, w = corr.shape
+    if dy > h // 2:
+        dy -= h
+    if dx > w // 2:
+        dx -= w
+    return int(dx), int(dy), float(corr.max())
+
+
+def similarity_transform(a, b):
+    """2x3 matrix M (rotation+uniform scale+translation) with b(M p) ~ a(p), from SIFT + RANSAC.
+
+    Returns None when too few features match.
+    """
+    import cv2
+    import numpy as np
+
+    a8 = np.clip(a, 0, 255).astype(np.uint8)
+    b8 = np.clip(b, 0, 255).astype(np.uint8)
+    sift = cv2.SIFT_create(nfeatures=2000)
+    ka, da = sift.detectAndCompute(a8, None)
+    kb, db = sift.detectAndCompute(b8, None)
+    if da is None or db is None or len(ka) < 4 or len(kb) < 4:
+        return None
+    matcher = cv2.BFMatcher(cv2.NORM_L2)
+    pairs = matcher.knnMatch(da, db, k=2)
+    good = [m for m, *rest in pairs if rest and m.distance < 0.8 * rest[0].distance]
+    if len(good) < 4:
+        return None
+    src = np.float32([ka[m.queryIdx].pt for m in good])
+    dst = np.float32([kb[m.trainIdx].pt for m in good])
+    M, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC, ransacReprojThreshold=2.0, maxIters=5000, confidence=0.999, refineIters=20)
+    return M
+
+
+def assignment(cost):
+    """Row -> column minimum-cost assignment (Hungarian)."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(cost)
+    out = [0] * len(rows)
+    for r, c in zip(rows, cols):
+        out[int(r)] = int(c)
+    return out
