@@ -1,0 +1,71 @@
+"""unshuffle2d: image 2 is image 1 cut into a grid of row bands and column bands, with the row
+bands permuted and the column bands permuted.
+
+rows[i] is the index of image 1's row band shown at band position i of image 2 (top to
+bottom); cols[j] likewise for column bands (left to right). Harder tiers: more bands, more
+noise. Rule (card): both permutations exact.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import (
+    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+)
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+TASK = "unshuffle2d"
+_GRID = {"easy": (3, 3), "medium": (4, 5), "hard": (6, 6), "expert": (8, 8)}
+_CELL = 40
+PROMPT = (
+    "Image 2 was made from image 1 by cutting it into {r} equal horizontal bands and {c} equal "
+    "vertical bands, then reordering the horizontal bands and, independently, the vertical bands. "
+    "rows[i] is the index (0-based, top to bottom) of image 1's horizontal band that appears at "
+    "position i of image 2; cols[j] is the index (0-based, left to right) of image 1's vertical "
+    "band that appears at position j of image 2. Image 2 has some noise. Find rows and cols."
+)
+
+
+def _fmt(v) -> str:
+    return "[" + ",".join(str(int(x)) for x in v) + "]"
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    r, c = _grid_from_prompt(prompt)
+    ident_r, ident_c = list(range(r)), list(range(c))
+    return {
+        "identity": f"rows={_fmt(ident_r)}; cols={_fmt(ident_c)}",
+        "reverse": f"rows={_fmt(ident_r[::-1])}; cols={_fmt(ident_c[::-1])}",
+    }
+
+
+def _grid_from_prompt(prompt: str) -> tuple[int, int]:
+    import re
+
+    m = re.search(r"into (\d{1,3}) equal horizontal bands and (\d{1,3}) equal", prompt)
+    return (int(m.group(1)), int(m.group(2))) if m else (3, 3)
+
+
+def shuffle(a, rows, cols, cell: int):
+    import numpy as np
+
+    out = np.concatenate([a[r * cell : (r + 1) * cell] for r in rows], axis=0)
+    return np.concatenate([out[:, c * cell : (c + 1) * cell] for c in cols], axis=1)
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    check_tier(tier)
+    r, c = _GRID[tier]
+    prompt = PROMPT.format(r=r, c=c) + answer_suffix("rows=[...]; cols=[...]", "rows=[2,0,1]; cols=[1,2,0]")
+    for _ in range(MAX_ATTEMPTS):
+        rows = [int(v) for v in rng.permutation(r)]
+        cols = [int(v) for v in rng.permutation(c)]
+        if rows == sorted(rows) or cols == sorted(cols):
+            continue  # each permutation must really move something
+        answer = f"rows={_fmt(rows)}; cols={_fmt(cols)}"
+        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
+            break
+    a = photo_array(rng, c * _CELL, r * _CELL)
+    b = shuffle(a, rows, cols, _CELL)
+    sigma = NOISE[tier]
+    meta = {"rows": rows, "cols": cols, "cell": _CELL, "grid": [r, c], "noise_sigma": sigma, "tier": tier}
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
