@@ -1,0 +1,170 @@
+"""Program verification of a maze edit: did the model draw one legal path from start to end?
+
+Binding API (used by the DoD metrics)::
+
+    verify_maze_edit(input_image, output_image, grid_evidence=None, path_color=(220, 38, 38))
+        -> MazeVerdict(ok, reason, cells, details, drew_path)
+    drew_path_anyway(input_image, output_image, grid_evidence=None, path_color=...) -> bool
+
+Images are paths or PIL images of any mode.  Nothing raises: an unreadable image is a verdict.
+
+Reasons, checked in this order:
+
+* ``unreadable_grid``: no maze can be read; ``details["side"]`` says whether the *input* (a data
+  problem: the map, or its disagreement with ``grid_evidence``) or the *output* (the model
+  returned no recognisable maze: blank, photo, another picture) is at fault;
+* ``no_path_drawn``: no cell outside the start and end carries the path colour;
+* ``crosses_wall``: a wall cell is covered by the path (``details["wall_cells"]``);
+* ``maze_altered``: a cell off the path lost its colour (a wall repainted, a passage filled, an
+  endpoint recoloured): fewer than half of its central pixels keep the input's class
+  (``details["altered_cells"]``); the path's own cells may be any mix of passage and path colour;
+* ``disconnected``: the drawn cells (with start and end) fall into several 4-connected pieces:
+  a gap, a diagonal jump or stray marks;
+* ``wrong_endpoint``: one connected drawing that misses the start or the end, or has a loose end
+  elsewhere (a dead-end detour; ``details["loose_ends"]``);
+* ``ok``: the drawn cells with start and end are one 4-connected set through passages whose only
+  ends are the start and the end (in the tree-shaped DoD mazes: exactly the unique path).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from . import maze_bfs as bfs
+from . import maze_geometry as mg
+from . import maze_path as mp
+
+REASONS = ("ok", "no_path_drawn", "disconnected", "crosses_wall", "wrong_endpoint", "maze_altered",
+           "unreadable_grid")
+KEEP_MIN = 0.5  # share of a cell's central pixels that must keep the input's class
+
+
+@dataclass(frozen=True)
+class MazeVerdict:
+    ok: bool
+    reason: str  # one of REASONS
+    cells: tuple = ()  # path cells read, (row, col): in path order when ok, else sorted
+    details: dict = field(default_factory=dict, compare=False)
+    drew_path: bool = False  # some cell besides start/end is covered by the path colour
+
+
+def _unreadable(side: str, message: str, **extra) -> MazeVerdict:
+    return MazeVerdict(False, "unreadable_grid", (), {"side": side, "message": message, **extra})
+
+
+def _parse_evidence(grid_evidence: Any) -> dict | None:
+    if grid_evidence is None:
+        return None
+    if isinstance(grid_evidence, str):
+        grid_evidence = json.loads(grid_evidence)
+    if not isinstance(grid_evidence, dict) or not isinstance(grid_evidence.get("grid"), list):
+        raise ValueError("grid_evidence has no 'grid' list")
+    return grid_evidence
+
+
+def read_input(input_image: Any, grid_evidence: Any = None,
+               path_color: Sequence[int] = mg.DEFAULT_PATH_RGB) -> tuple[mg.MazeGeometry | None, dict]:
+    """The input maze and what was checked; (None, details) when it cannot be read."""
+    details: dict = {}
+    try:
+        evidence = _parse_evidence(grid_evidence)
+    except (ValueError, TypeError) as exc:
+        return None, {"side": "input", "message": f"bad grid_evidence: {exc}"}
+    n = len(evidence["grid"]) if evidence else None
+    try:
+        geom = mg.read_geometry(input_image, n=n, path_color=path_color)
+    except mg.UnreadableGrid as exc:
+        return None, {"side": "input", "message": str(exc)}
+    details["n"] = geom.n
+    if evidence is not None:
+        check = mg.check_evidence(geom, evidence)
+        details["evidence"] = {"agrees": check.agrees, "transform": check.transform}
+        if not check.agrees:
+            return None, {"side": "input", "message": check.problem or "grid_evidence disagrees",
+                          "mismatched_cells": [list(c) for c in check.mismatches[:20]], "n": geom.n}
+    return geom, details
+
+
+def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> list:
+    frac = drawn.fractions
+    out = []
+    for r in range(geom.n):
+        for c in range(geom.n):
+            cell = (r, c)
+            share = frac[r, c]
+            path_share = share[pcls]
+            if cell == geom.start:
+                keep = share[mg.GREEN] + (path_share if pcls != mg.GREEN else 0.0)
+            elif cell == geom.goal:
+                keep = share[mg.RED] + (path_share if pcls != mg.RED else 0.0)
+            elif geom.grid[r][c]:
+                keep = share[mg.WALL]
+            elif cell in drawn.covered:
+                keep = share[mg.OPEN] + path_share
+            else:
+                keep = share[mg.OPEN]
+            if keep < KEEP_MIN:
+                out.append(cell)
+    return out
+
+
+def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict) -> MazeVerdict:
+    start, goal = geom.start, geom.goal
+    covered = set(drawn.covered)
+    inner = covered - {start, goal}
+    adjacent_ends = abs(start[0] - goal[0]) + abs(start[1] - goal[1]) == 1
+    drew = bool(inner) or (adjacent_ends and bool(covered))
+    sorted_cells = tuple(sorted(covered))
+    if not drew:
+        return MazeVerdict(False, "no_path_drawn", sorted_cells, details, False)
+    walls = sorted(c for c in covered if geom.grid[c[0]][c[1]])
+    if walls:
+        return MazeVerdict(False, "crosses_wall", sorted_cells, {**details, "wall_cells": [list(c) for c in walls]}, True)
+    altered = _altered_cells(geom, drawn, pcls)
+    if altered:
+        return MazeVerdict(False, "maze_altered", sorted_cells,
+                           {**details, "altered_cells": [list(c) for c in altered[:20]]}, True)
+    cells = covered | {start, goal}
+    comps = bfs.components(cells)
+    if len(comps) > 1:
+        pieces = [comp for comp in comps if comp - {start, goal}]
+        joined = any(start in comp and goal in comp for comp in comps)
+        info = {**details, "pieces": len(pieces)}
+        if joined or len(pieces) > 1:
+            return MazeVerdict(False, "disconnected", sorted_cells, info, True)
+        missed = [name for name, cell in (("start", start), ("end", goal)) if cell not in pieces[0]]
+        return MazeVerdict(False, "wrong_endpoint", sorted_cells, {**info, "misses": missed}, True)
+    loose = sorted(c for c in cells - {start, goal}
+                   if sum((c[0] + dr, c[1] + dc) in cells for dr, dc in bfs.STEPS) <= 1)
+    if loose:
+        return MazeVerdict(False, "wrong_endpoint", sorted_cells,
+                           {**details, "loose_ends": [list(c) for c in loose]}, True)
+    sub = tuple(tuple(0 if (r, c) in cells else 1 for c in range(geom.n)) for r in range(geom.n))
+    order = bfs.shortest_path(sub, start, goal) or sorted_cells
+    return MazeVerdict(True, "ok", tuple(order), details, True)
+
+
+def verify_maze_edit(input_image: Any, output_image: Any, grid_evidence: dict | None = None,
+                     path_color: Sequence[int] = mg.DEFAULT_PATH_RGB) -> MazeVerdict:
+    """Verify that ``output_image`` is ``input_image`` with one legal start-to-end path drawn."""
+    try:
+        geom, details = read_input(input_image, grid_evidence, path_color)
+        if geom is None:
+            return MazeVerdict(False, "unreadable_grid", (), details)
+        try:
+            drawn = mp.read_drawn_path(output_image, geom, path_color)
+        except mg.UnreadableGrid as exc:
+            return _unreadable("output", str(exc), n=geom.n)
+        details = {**details, "located_by": drawn.located_by,
+                   "coverage": {f"{r},{c}": round(v, 3) for (r, c), v in sorted(drawn.coverage.items())}}
+        return _judge(geom, drawn, mg.path_class(path_color), details)
+    except Exception as exc:  # never raise: a scorer that raises aborts the whole lmms-eval run
+        return _unreadable("unknown", f"internal error: {type(exc).__name__}: {exc}")
+
+
+def drew_path_anyway(input_image: Any, output_image: Any, grid_evidence: dict | None = None,
+                     path_color: Sequence[int] = mg.DEFAULT_PATH_RGB) -> bool:
+    """For an infeasible maze: did the model draw a (necessarily illegal) path anyway?"""
+    return verify_maze_edit(input_image, output_image, grid_evidence, path_color).drew_path
