@@ -1,0 +1,235 @@
+"""lmms-eval hooks of the ``grade`` task: thin adapters around records, judging and scoring.
+
+Per-sample statuses (besides ``ok``):
+* ``missing_image``: the model returned no image (or a path that does not exist): R = C = L = 0,
+  no judge call;
+* ``bad_image``: the returned image cannot be read: R = C = L = 0, no judge call;
+* ``judge_error``: a judge call failed after its retries, or no judge is configured: that
+  dimension is pending (``None``, counted as 0, kept in the denominator);
+* ``missing_verdict``: ``LMMS_PLUGINS_GRADE_VERDICTS`` is set, the sample has no (complete)
+  verdict there and no judge is configured: pending like ``judge_error``;
+* ``missing_data``: the input or reference image of the dataset cannot be read: pending;
+* ``error``: an unexpected exception (``never_raises``).
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+from lmms_plugins.utils import status as st
+
+log = logging.getLogger("lmms_plugins.grade")
+
+METRICS = ("grade_strict", "grade_lenient", "grade_reasoning", "grade_consistency", "grade_readability", "grade_breakdown")
+MISSING_VERDICT = "missing_verdict"
+
+
+# ------------------------------------------------------------------------------- data and prompt
+def process_docs(dataset):
+    """Replace the placeholder rows by the GRADE records (local copy, else the hub snapshot)."""
+    import datasets
+
+    from lmms_plugins.tasks.grade.records import dataset_root, load_records
+
+    docs = load_records(dataset_root())
+    log.info("grade: %d samples", len(docs))
+    return datasets.Dataset.from_list(docs)
+
+
+def doc_to_visual(doc):
+    from lmms_plugins.utils.images import load_rgb
+
+    return [load_rgb(doc["image_path"])]
+
+
+@lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    source = Path(__file__).with_name("prompt.jinja").read_text(encoding="utf-8")
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(source)
+
+
+def doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    kw = lmms_eval_specific_kwargs or {}
+    return _template().render(text=doc["text"], pre_prompt=kw.get("pre_prompt", ""), post_prompt=kw.get("post_prompt", ""))
+
+
+# ------------------------------------------------------------------------------- scoring one sample
+def _record(doc, state: str, reason: str, *, R, C, L, **extra) -> dict:
+    from lmms_plugins.tasks.grade.scoring import SampleScore
+
+    score = SampleScore(
+        task_id=doc["task_id"], domain=doc["domain"], sub_task=doc.get("sub_task", ""),
+        consistency_type=doc["consistency"], R=R, C=C, L=L, status=state, reason=reason,
+    )
+    fields = dict(
+        domain=score.domain, sub_task=score.sub_task, consistency_type=score.consistency_type,
+        R=R, C=C, L=L, strict=score.strict, **extra,
+    )
+    values = {
+        "grade_strict": 100.0 if score.strict else 0.0,
+        "grade_reasoning": None if R is None else 100.0 * R,
+        "grade_consistency": None if (C is None) else 50.0 * C,
+        "grade_readability": None if L is None else 50.0 * L,
+        "grade_lenient": None,
+        "grade_breakdown": 100.0 if score.strict else 0.0,
+    }
+    if R is not None and L is not None and (C is not None or not score.c_applicable):
+        # the official per-sample relaxed score (0.8/0.2 when consistency does not apply);
+        # informative only: the reported lenient score is computed from the means
+        values["grade_lenient"] = (0.6 * 100 * R + 0.3 * 50 * C + 0.1 * 50 * L) if score.c_applicable else (0.8 * 100 * R + 0.2 * 50 * L)
+    return {m: st.sample(values[m], state, reason, doc["task_id"], **fields) for m in METRICS}
+
+
+def _zero(doc, state: str, reason: str) -> dict:
+    c = None if doc["consistency"] == "none" else 0
+    return _record(doc, state, reason, R=0.0, C=c, L=0, judge_calls=0, source="none")
+
+
+@st.never_raises(metrics=METRICS)
+def process_results(doc, results):
+    """Score one sample; never raises (an unexpected failure is status ``error``, dimensions pending)."""
+    try:
+        return _process_results(doc, results)
+    except Exception as exc:  # noqa: BLE001 - recorded, counted and shown, never lost
+        log.exception("grade: scoring %s failed", doc.get("task_id"))
+        return _record(doc, st.ERROR, f"{type(exc).__name__}: {exc}", R=None, C=None, L=None, judge_calls=0, source="none")
+
+
+def _process_results(doc, results):
+    from lmms_plugins.tasks.grade.records import parse_questions
+    from lmms_plugins.tasks.grade.rubric import match_answers
+    from lmms_plugins.tasks.grade.verdicts import verdicts_from_env
+    from lmms_plugins.utils.model_output import parse_model_output
+
+    task_id = doc["task_id"]
+    questions = parse_questions(doc["questions"], task_id)
+    c_applies = doc["consistency"] != "none"
+    dims = ("R", "C", "L") if c_applies else ("R", "L")
+
+    verdicts = verdicts_from_env()
+    verdict = verdicts.get(task_id) if verdicts is not None else None
+    R = C = L = None
+    answers: list = []
+    matched_by = ""
+    source = []
+    if verdict is not None:
+        if verdict.R is not None:
+            R = verdict.R
+        elif verdict.answers is not None:
+            rv = match_answers(questions, list(verdict.answers))
+            R, answers, matched_by = rv.score, [a.__dict__ for a in rv.answers], rv.matched_by
+        C = verdict.C if c_applies else None
+        L = verdict.L
+        source.append("verdicts")
+    have = {"R": R is not None, "C": C is not None, "L": L is not None}
+    need = [d for d in dims if not have[d]]
+    if not need:  # everything came from the verdict file: the image is not needed
+        return _record(doc, st.OK, "", R=R, C=C, L=L, answers=answers, matched_by=matched_by,
+                       judge_calls=0, source="+".join(source))
+
+    out = parse_model_output(results[0] if results else None)
+    if not out.has_image:
+        why = "; ".join(out.problems) or "the model returned no image"
+        return _zero(doc, st.MISSING_IMAGE, why)
+
+    from lmms_plugins.tasks.grade.judging import image_part, judge_sample, shared_client
+    from lmms_plugins.utils.images import ImageError
+    from lmms_plugins.utils.judge_client import JudgeError
+
+    try:
+        edited = image_part(out.image)
+    except ImageError as exc:
+        return _zero(doc, st.BAD_IMAGE, str(exc))
+
+    def pending(state: str, reason: str) -> dict:
+        return _record(doc, state, reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,
+                       judge_calls=0, source="+".join(source) or "none")
+
+    try:
+        client = shared_client()
+    except JudgeError as exc:
+        state = MISSING_VERDICT if verdicts is not None else st.JUDGE_ERROR
+        return pending(state, f"no verdict for {', '.join(need)}: {exc}" if verdicts is not None else str(exc))
+    try:
+        original = image_part(doc["image_path"])
+        reference = image_part(doc["gt"])
+    except ImageError as exc:
+        return pending(st.MISSING_DATA, f"dataset image unusable: {exc}")
+
+    judged = judge_sample(
+        client, instruction=doc["text"], questions=questions, consistency_type=doc["consistency"],
+        original=original, edited=edited, reference=reference, need=need,
+    )
+    source.append("judge")
+    if "R" in need:
+        R = judged.R.value
+        if judged.R.detail is not None:
+            answers = [a.__dict__ for a in judged.R.detail.answers]
+            matched_by = judged.R.detail.matched_by
+    if "C" in need and judged.C is not None:
+        C = judged.C.value
+    if "L" in need:
+        L = judged.L.value
+    errors = [e for e in judged.errors if not e.endswith("not asked")]
+    state = st.JUDGE_ERROR if errors else st.OK
+    cached = all(d.cached for d in (judged.R, judged.C, judged.L) if d is not None and d.error == "" and d.value is not None)
+    return _record(doc, state, "; ".join(errors), R=R, C=C, L=L, answers=answers, matched_by=matched_by,
+                   judge_calls=judged.calls, cached=cached, source="+".join(source))
+
+
+# ------------------------------------------------------------------------------- aggregation
+def _samples(items: list, name: str):
+    from lmms_plugins.tasks.grade.scoring import SampleScore
+
+    st.report(name, items)
+    seen: dict[str, SampleScore] = {}
+    for i, it in enumerate(items):
+        if not isinstance(it, dict) or "consistency_type" not in it:
+            # a never_raises fallback record: no dimensions, a scored 0 with status error
+            it = dict(it or {}, consistency_type="overall", R=0.0, C=0, L=0, domain="(unknown)", sub_task="")
+        sid = str(it["id"]) if it.get("id") is not None else f"(unidentified {i})"
+        if sid in seen:  # never double-count a sample (e.g. padded distributed runs)
+            continue
+        seen[sid] = SampleScore(
+            task_id=sid, domain=it.get("domain") or "(unknown)", sub_task=it.get("sub_task") or "",
+            consistency_type=it["consistency_type"], R=it.get("R"), C=it.get("C"), L=it.get("L"),
+            status=it.get("status", st.OK), reason=it.get("reason", ""),
+        )
+    return list(seen.values())
+
+
+def _overall(items, name):
+    from lmms_plugins.tasks.grade.scoring import score_group
+
+    return score_group(_samples(items, name), n_resamples=0)
+
+
+def agg_strict(items):
+    return _overall(items, "grade_strict").strict
+
+
+def agg_lenient(items):
+    return _overall(items, "grade_lenient").lenient
+
+
+def agg_reasoning(items):
+    return _overall(items, "grade_reasoning").reasoning
+
+
+def agg_consistency(items):
+    return _overall(items, "grade_consistency").consistency
+
+
+def agg_readability(items):
+    return _overall(items, "grade_readability").readability
+
+
+def agg_breakdown(items):
+    """Overall, per domain and per sub_task scores with 95 % bootstrap intervals, and status counts."""
+    from lmms_plugins.tasks.grade.scoring import breakdown
+
+    return breakdown(_samples(items, "grade_breakdown"))
