@@ -84,3 +84,31 @@ def run_lmms_eval_cli(
 def run_lmms_eval():
     """`run_lmms_eval(tasks, model, model_args, out_dir=..., include_path=None, env=None)` -> results dict."""
     return run_lmms_eval_cli
+
+
+def write_hub_dataset(root: Path, config: str, split: str, rows: list[dict], features=None) -> Path:
+    """Write ``rows`` as ``root/<config>/<split>-00000-of-00001.parquet`` and (re)write root/README.md
+    with a ``configs:`` header listing every config/split folder present: the hub layout that
+    ``datasets.load_dataset(root, config)`` reads like the hub copy."""
+    import datasets
+
+    root = Path(root)
+    folder = root / config
+    folder.mkdir(parents=True, exist_ok=True)
+    ds = datasets.Dataset.from_list(rows, features=features)
+    ds.to_parquet(str(folder / f"{split}-00000-of-00001.parquet"))
+    lines = ["---", "configs:"]
+    for cfg in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        lines += [f"- config_name: {cfg.name}", "  data_files:"]
+        for parquet in sorted(cfg.glob("*-00000-of-*.parquet")):
+            name = parquet.name.split("-00000-of-")[0]
+            lines += [f"  - split: {name}", f"    path: {cfg.name}/{name}-*.parquet"]
+    lines += ["---", ""]
+    (root / "README.md").write_text("\n".join(lines))
+    return root
+
+
+@pytest.fixture
+def hub_dataset():
+    """`hub_dataset(root, config, split, rows, features=None)`: a local copy in the hub layout."""
+    return write_hub_dataset

@@ -1,0 +1,108 @@
+"""Registration: cheap, guarded, and no task name of this package shadows or is shadowed by lmms-eval's."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lmms_plugins.task_index import index_tasks
+
+
+def run_python(code: str, **env) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=300)
+
+
+def test_registration_imports_nothing_heavy():
+    # Stub lmms_eval.models.registry_v2 so that only this package's own imports are seen.
+    proc = run_python("""
+        import sys, types, dataclasses
+        pkg = types.ModuleType("lmms_eval"); pkg.__path__ = []
+        models = types.ModuleType("lmms_eval.models"); models.__path__ = []
+        reg = types.ModuleType("lmms_eval.models.registry_v2")
+        @dataclasses.dataclass(frozen=True)
+        class ModelManifest:
+            model_id: str
+            simple_class_path: str = None
+        reg.ModelManifest = ModelManifest
+        sys.modules.update({"lmms_eval": pkg, "lmms_eval.models": models, "lmms_eval.models.registry_v2": reg})
+        before = set(sys.modules)
+        from lmms_plugins.registration import register
+        ids = [m.model_id for m in register()]
+        new = sorted(set(sys.modules) - before)
+        heavy = [m for m in new if m.split(".")[0] in ("torch", "cv2", "datasets", "numpy", "PIL", "scipy")
+                 or m.startswith("lmms_plugins.tasks.")]
+        print("IDS", ids); print("HEAVY", heavy)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert "'replay'" in proc.stdout
+    assert "HEAVY []" in proc.stdout, proc.stdout
+
+
+def test_hook_adds_tasks_dir_once_and_include_path_still_works():
+    proc = run_python("""
+        import lmms_eval.models  # loads the entry point
+        from lmms_eval.tasks import TaskManager
+        from lmms_plugins import tasks_dir
+        import lmms_plugins.registration as r
+        assert getattr(TaskManager.initialize_tasks, r._PATCHED)  # the entry point patched it
+        calls = []
+        def spy(self, include_path=None, include_defaults=True):
+            calls.append(list(include_path or []))
+            return {}
+        TaskManager.initialize_tasks = spy  # re-patch around a spy to see what lmms-eval receives
+        r._patch_task_manager(__import__("lmms_eval.tasks", fromlist=["x"]))
+        a = TaskManager(include_defaults=False)
+        b = TaskManager(include_path=tasks_dir(), include_defaults=False)
+        c = TaskManager(include_path=["/tmp"], include_defaults=False)
+        print("CALLS", calls == [[], [], ["/tmp"]])
+        reference = TaskManager._get_task_and_group(a, tasks_dir())  # lmms-eval's own indexing
+        print("SAME", {k: v for k, v in reference.items()} == r._fast_index(tasks_dir()))
+        print("FOUND", "cwi_alignment" in a.all_tasks and "cwi" in b.all_tasks and "cwi" in c.all_tasks)
+    """)
+    assert "CALLS True" in proc.stdout and "SAME True" in proc.stdout and "FOUND True" in proc.stdout, (
+        proc.stdout + proc.stderr[-3000:])
+
+
+def test_changed_internals_give_a_warning_not_a_crash():
+    proc = run_python("""
+        import types, warnings
+        import lmms_plugins.registration as r
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            r._patch_task_manager(types.SimpleNamespace())           # no TaskManager
+            r._patch_dataset_download(types.SimpleNamespace(ConfigurableTask=object))  # no download
+        print("WARN", [str(w.message)[:60] for w in seen if issubclass(w.category, r.RegistrationWarning)])
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("could not") == 2 and "include_path" not in proc.stderr
+
+
+@pytest.mark.e2e
+def test_no_task_name_collides_with_lmms_eval_builtins():
+    ours = {row.name for row in index_tasks()}
+    assert {"cwi", "cwi_alignment"} <= ours
+    proc = run_python("""
+        import os
+        import lmms_eval.tasks as t
+        tm = t.TaskManager.__new__(t.TaskManager)
+        tm.verbosity = "ERROR"; tm.logger = t.eval_logger
+        builtin = tm._get_task_and_group(os.path.dirname(t.__file__) + "/")
+        print("\\n".join(sorted(builtin)))
+    """)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    builtins = set(proc.stdout.split())
+    assert len(builtins) > 100
+    assert not ours & builtins, sorted(ours & builtins)
+
+
+def test_every_task_yaml_is_a_task_or_group_with_a_unique_name():
+    rows = index_tasks()
+    names = [r.name for r in rows]
+    assert len(names) == len(set(names))
+    yamls = list(Path(rows[0].path).parents[1].rglob("*.yaml"))
+    assert len(yamls) == len(rows), "a .yaml under tasks/ that is neither a task nor a group"
