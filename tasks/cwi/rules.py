@@ -206,7 +206,8 @@ def _groups(items, size: int, what: str) -> list[tuple]:
     """A list of ``size``-tuples from nested (``[[1,2],[3,4]]``) or flat (``1,2,3,4``) input."""
     if len(items) == 1 and isinstance(items[0], tuple) and items[0] and isinstance(items[0][0], tuple):
         items = items[0]  # one enclosing list around the groups
-    if items and all(isinstance(v, tuple) for v in items):
+    single_flat = len(items) == 1 and isinstance(items[0], tuple) and not any(isinstance(x, tuple) for x in items[0])
+    if items and not single_flat and all(isinstance(v, tuple) for v in items):
         groups = []
         for g in items:
             if any(isinstance(x, tuple) for x in g):

@@ -1,0 +1,68 @@
+"""double_exposure: image 1 is image 2 (the clean photo) exposed again, fainter, at one or more
+horizontal offsets (wrap-around).
+
+image 1 = w0 * photo + sum_k w_k * roll(photo, s_k) with w_1 > w_2 > ... The answer lists the
+signed horizontal shifts s_k (positive = ghost moved right) from the strongest ghost to the
+weakest. Harder tiers: more ghosts, fainter ghosts, more noise.
+Rule (card): count and order match and every shift within ±8 px.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import (
+    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+)
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+TASK = "double_exposure"
+_SIZE = (320, 240)
+_GHOSTS = {"easy": (1, 1), "medium": (1, 2), "hard": (2, 2), "expert": (2, 3)}
+_MIN_SHIFT, _MIN_SEP = 12, 20
+PROMPT = (
+    "Image 2 is a photo ({w}x{h} px). Image 1 is the same photo exposed once at full position and "
+    "again, fainter, at one or more horizontal offsets: image 1 = w0*photo + sum_k w_k*shift(photo, "
+    "s_k), where shift moves the photo right by s_k pixels with wrap-around (negative = left) and "
+    "each ghost has a different strength w_k. List the signed shifts s_k of all ghosts, from the "
+    "strongest ghost to the weakest."
+)
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    return {"zero": "[0]", "constant": "[20]", "constant_left": "[-20]"}
+
+
+def _weights(rng, k: int):
+    # distinct ghost strengths, strongest first, gaps of at least 0.05
+    for _ in range(1000):
+        ws = sorted((float(rng.uniform(0.08, 0.3)) for _ in range(k)), reverse=True)
+        if all(ws[i] - ws[i + 1] >= 0.05 for i in range(k - 1)):
+            return ws
+    return [0.3 - 0.07 * i for i in range(k)]
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+
+    check_tier(tier)
+    w, h = _SIZE
+    lo, hi = _GHOSTS[tier]
+    for _ in range(MAX_ATTEMPTS):
+        k = int(rng.integers(lo, hi + 1))
+        shifts = [int(v) for v in rng.integers(-w // 3, w // 3 + 1, size=k)]
+        if any(abs(s) < _MIN_SHIFT for s in shifts):
+            continue
+        if any(abs(a - b) < _MIN_SEP for i, a in enumerate(shifts) for b in shifts[i + 1 :]):
+            continue
+        answer = "[" + ",".join(map(str, shifts)) + "]"
+        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
+            break
+    ws = _weights(rng, k)
+    w0 = 1.0 - sum(ws)
+    photo = photo_array(rng, w, h)
+    img = w0 * photo
+    for s, wk in zip(shifts, ws):
+        img = img + wk * np.roll(photo, s, axis=1)
+    sigma = NOISE[tier]
+    prompt = PROMPT.format(w=w, h=h) + answer_suffix("a list of integers (pixels)", "[-31,57]")
+    meta = {"shifts": shifts, "weights": [round(x, 4) for x in ws], "w0": round(w0, 4), "noise_sigma": sigma, "tier": tier}
+    return GeneratedItem(to_pil(add_noise(img, rng, sigma)), to_pil(photo), prompt, answer, meta)

@@ -1,0 +1,93 @@
+"""restore_then_measure: what percentage of a distorted, wrapped pie chart is one sector?
+
+A pie chart (K flat-coloured sectors, no anti-aliasing) was stretched/sheared by an unknown
+affine map and then shifted circularly, so it appears as an ellipse cut into pieces across the
+borders. The gold is the sector's share of the pie (its angle / 360 x 100) from construction.
+Affine maps keep area ratios, so restoring and measuring areas recovers it; reading angles off
+the distorted picture does not. Harder tiers: more sectors, stronger distortion, more noise.
+Rule (card): the percentage within ±1.5 pp.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import (
+    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, shortcut_hits, to_pil,
+)
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+TASK = "restore_then_measure"
+_SIZE = (320, 320)
+_SECTORS = {"easy": (3, 4), "medium": (4, 5), "hard": (5, 6), "expert": (6, 8)}
+_STRETCH = {"easy": 0.15, "medium": 0.3, "hard": 0.45, "expert": 0.6}
+_MIN_SHARE = 4.0  # percent
+PROMPT = (
+    "This image shows a pie chart with {k} sectors that was distorted by an unknown linear "
+    "stretch/shear and then shifted circularly (wrap-around), so its pieces may appear on "
+    "opposite borders. The background is the colour that fills most of the image. What "
+    "percentage of the whole pie (in the undistorted chart) is the sector coloured "
+    "RGB({r},{g},{b})?"
+)
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    import re
+
+    m = re.search(r"pie chart with (\d{1,2}) sectors", prompt)
+    k = int(m.group(1)) if m else 4
+    return {"equal_share": f"{100 / k:.1f}", "constant": "25"}
+
+
+def _palette(rng, k: int):
+    import numpy as np
+
+    cols: list = []
+    bg = np.array([int(rng.integers(200, 256))] * 3)
+    for _ in range(10000):
+        if len(cols) == k:
+            break
+        c = rng.integers(0, 256, size=3)
+        if np.linalg.norm(c - bg) >= 110 and all(np.linalg.norm(c - o) >= 110 for o in cols):
+            cols.append(c)
+    return bg, cols
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import cv2
+    import numpy as np
+
+    check_tier(tier)
+    w, h = _SIZE
+    for _ in range(MAX_ATTEMPTS):
+        k = int(rng.integers(_SECTORS[tier][0], _SECTORS[tier][1] + 1))
+        shares = rng.dirichlet(np.ones(k) * 2.0) * 100
+        if shares.min() < _MIN_SHARE:
+            continue
+        bg, cols = _palette(rng, k)
+        if len(cols) < k:
+            continue
+        target = int(rng.integers(k))
+        answer = f"{shares[target]:.1f}"
+        prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
+        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
+            break
+    # draw the pie at the canvas centre, sectors starting at a random angle
+    canvas = np.empty((h, w, 3), dtype=np.uint8)
+    canvas[:] = bg
+    radius = 90
+    start = float(rng.uniform(0, 360))
+    edges = start + np.concatenate([[0.0], np.cumsum(shares)]) * 3.6
+    for i in range(k):
+        cv2.ellipse(canvas, (w // 2, h // 2), (radius, radius), 0, float(edges[i]), float(edges[i + 1]),
+                    tuple(int(v) for v in cols[i]), -1, lineType=cv2.LINE_8)
+    s = _STRETCH[tier]
+    A = np.array([[1 + rng.uniform(-s, s), rng.uniform(-s, s)], [rng.uniform(-s, s), 1 + rng.uniform(-s, s)]])
+    c = np.array([w / 2, h / 2])
+    M = np.hstack([A, (c - A @ c)[:, None]])
+    warped = cv2.warpAffine(canvas, M, (w, h), flags=cv2.INTER_NEAREST, borderValue=tuple(int(v) for v in bg))
+    sx, sy = int(rng.integers(0, w)), int(rng.integers(0, h))
+    rolled = np.roll(warped, (sy, sx), axis=(0, 1)).astype(np.float32)
+    prompt = prompt + answer_suffix("a percentage (number only)", "37.5")
+    meta = {"shares": [round(float(v), 3) for v in shares], "target": target, "colours": [[int(x) for x in c] for c in cols],
+            "background": [int(x) for x in bg], "affine": [[round(float(x), 4) for x in row] for row in A],
+            "shift": [sx, sy], "noise_sigma": NOISE[tier], "tier": tier}
+    return GeneratedItem(to_pil(add_noise(rolled, rng, NOISE[tier])), None, prompt, answer, meta)

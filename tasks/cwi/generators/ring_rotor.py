@@ -1,0 +1,78 @@
+"""ring_rotor: in image 2 exactly one ring of a disc was rotated about the centre; which ring,
+and by how much?
+
+The disc of radius R at the image centre is split into N rings of equal width (ring 0 is the
+innermost disc). Image 2 = image 1 with ring `ring` rotated by `angle` degrees counter-clockwise
+as displayed. Harder tiers: more (thinner) rings, more noise.
+Rule (card): ring index exact and angle within ±5° (circular).
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import (
+    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+)
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+TASK = "ring_rotor"
+_SIZE = 320
+_RADIUS = 150
+_RINGS = {"easy": 3, "medium": 4, "hard": 6, "expert": 8}
+_MIN_ANGLE = 15.0
+PROMPT = (
+    "Both images are {s}x{s} px. The disc of radius {R} px centred at ({c}, {c}) is divided into "
+    "{n} concentric rings of equal width ({wdt:g} px each), numbered 0 (the innermost disc) to "
+    "{last} (the outermost). Image 2 is image 1 with exactly one ring rotated about the centre by "
+    "`angle` degrees counter-clockwise as displayed (in (-180, 180], negative = clockwise); "
+    "image 2 may have some noise. Which ring was rotated, and by what angle?"
+)
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    return {"zero": "ring=0, angle=0", "constant": "ring=1, angle=90", "half_turn": "ring=0, angle=180"}
+
+
+def rotate_ring(a, ring: int, n: int, radius: float, angle: float):
+    """``a`` with ring ``ring`` (of ``n``) rotated counter-clockwise (as displayed) by ``angle``."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    h, w = a.shape[:2]
+    c = (w - 1) / 2
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = xs - c, -(ys - c)  # maths axes: y up
+    r = np.hypot(u, v)
+    t = math.radians(angle)
+    # the output at visual angle psi shows the input at psi - angle
+    su = u * math.cos(t) + v * math.sin(t)
+    sv = -u * math.sin(t) + v * math.cos(t)
+    map_x, map_y = (su + c).astype(np.float32), (c - sv).astype(np.float32)
+    rotated = cv2.remap(a, map_x, map_y, interpolation=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
+    width = radius / n
+    inside = (r >= ring * width) & (r < (ring + 1) * width)
+    out = a.copy()
+    out[inside] = rotated[inside]
+    return out
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    check_tier(tier)
+    n = _RINGS[tier]
+    for _ in range(MAX_ATTEMPTS):
+        ring = int(rng.integers(0, n))
+        angle = round(float(rng.uniform(-180, 180)), 1)
+        if abs(angle) < _MIN_ANGLE or angle == -180.0:
+            continue
+        answer = f"ring={ring}, angle={angle}"
+        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
+            break
+    a = photo_array(rng, _SIZE, _SIZE)
+    b = rotate_ring(a, ring, n, _RADIUS, angle)
+    sigma = NOISE[tier]
+    prompt = PROMPT.format(s=_SIZE, R=_RADIUS, c=(_SIZE - 1) / 2, n=n, wdt=_RADIUS / n, last=n - 1) + answer_suffix(
+        "ring=<index>, angle=<degrees>", "ring=2, angle=-135.0"
+    )
+    meta = {"ring": ring, "angle": angle, "rings": n, "radius": _RADIUS, "size": _SIZE, "noise_sigma": sigma, "tier": tier}
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
