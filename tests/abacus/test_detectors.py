@@ -1,0 +1,94 @@
+import sys
+
+import numpy as np
+import pytest
+
+from lmms_plugins.tasks.abacus import detectors as dm
+from lmms_plugins.tasks.abacus import synthetic as syn
+
+
+@pytest.mark.parametrize("bg", sorted(syn.BACKGROUNDS))
+@pytest.mark.parametrize("recolor", [False, True])
+def test_test_backend_sees_nothing_in_the_bare_photos(bg, recolor):
+    photo = syn.render(syn.load_background(bg, (448, 320)), [], recolor=recolor)
+    assert dm.SyntheticTestBackend().detect_all(photo) == []
+
+
+def test_test_backend_finds_exactly_the_pasted_objects(scene):
+    found = dm.SyntheticTestBackend().detect_all(scene.image)
+    assert sorted(i.category for i in found) == sorted(o.category for o in scene.objects)
+    for obj in scene.objects:
+        box = next(i.box for i in found if i.category == obj.category and i.box[0] <= obj.cx < i.box[2] and i.box[1] <= obj.cy < i.box[3])
+        truth = (obj.cx - obj.r, obj.cy - obj.r, obj.cx + obj.r + 1, obj.cy + obj.r + 1)
+        assert dm.box_iou(box, truth) > 0.85  # the 3x3 opening trims sharp tips
+
+
+def test_each_image_runs_through_the_backend_once(scene):
+    det = dm.Detector(dm.SyntheticTestBackend())
+    img = scene.image
+    for cat in ("sports ball", "kite", "tv", "sports ball"):
+        det.detect(img, cat)
+    det.detect(img.copy(), "kite")  # same pixels, another array: still cached
+    assert det.calls == 1
+    det.detect(img[::-1].copy(), "kite")
+    assert det.calls == 2
+
+
+def test_unknown_category_is_a_specific_error(scene, detector):
+    with pytest.raises(dm.UnknownCategory, match="giraffe"):
+        detector.detect(scene.image, "giraffe")
+
+
+class _DropFirst:
+    """A second backend that misses the first instance of each category (for the consensus)."""
+
+    name = "drop_first"
+
+    def __init__(self):
+        self.inner = dm.SyntheticTestBackend()
+        self.categories = self.inner.categories
+
+    def detect_all(self, image):
+        out, seen = [], set()
+        for inst in self.inner.detect_all(image):
+            if inst.category in seen:
+                out.append(inst)
+            seen.add(inst.category)
+        return out
+
+
+def test_consensus_keeps_only_instances_both_backends_report(scene):
+    a = dm.Detector(dm.SyntheticTestBackend())
+    b = dm.Detector(_DropFirst())
+    both = dm.Detector(dm.ConsensusBackend(a, b))
+    got = both.detect_all(scene.image)
+    assert len(got) == len(b.detect_all(scene.image)) == len(scene.objects) - 3
+    assert all(g.mask is not None for g in got)
+    agree = dm.Detector(dm.ConsensusBackend(a, dm.Detector(dm.SyntheticTestBackend())))
+    assert len(agree.detect_all(scene.image)) == len(scene.objects)
+
+
+def test_consensus_by_spec_string():
+    det = dm.get_detector("synthetic_test+synthetic_test")
+    assert det.name == "synthetic_test+synthetic_test"
+    with pytest.raises(ValueError):
+        dm.get_detector("a+b+c")
+    with pytest.raises(ValueError, match="unknown detector backend"):
+        dm.get_detector("nonsense")
+
+
+def test_missing_rfdetr_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rfdetr", None)  # import fails as if not installed
+    with pytest.raises(dm.DetectorUnavailable, match=r"pip install 'lmms-plugins\[detectors\]'"):
+        dm.RFDETRBackend()
+
+
+def test_a_failing_backend_becomes_detector_error(scene):
+    class Boom:
+        name, categories = "boom", frozenset({"kite"})
+
+        def detect_all(self, image):
+            raise RuntimeError("CUDA out of memory")
+
+    with pytest.raises(dm.DetectorError, match="CUDA out of memory"):
+        dm.Detector(Boom()).detect(scene.image, "kite")
