@@ -191,13 +191,21 @@ def _patch_dataset_download(module) -> None:
     def download(self, dataset_kwargs=None):
         metadata = getattr(getattr(self, "config", None), "metadata", None)
         bench = metadata.get("lmms_plugins_benchmark") if isinstance(metadata, dict) else None
-        if bench:
-            from lmms_plugins.utils.data_roots import local_dataset_path
+        if not bench:
+            return original(self, dataset_kwargs)
+        from lmms_plugins.utils.data_roots import MissingDataError, how_to_provide, local_dataset_path
 
-            local = local_dataset_path(bench)
-            if local is not None:
-                self.DATASET_PATH = local
-        return original(self, dataset_kwargs)
+        local = local_dataset_path(bench)
+        if local is not None:
+            self.DATASET_PATH = local
+        try:
+            return original(self, dataset_kwargs)
+        except Exception as exc:  # say which variable to set, not only what `datasets` says
+            where = f"the local copy {local}" if local else f"the hub dataset {self.DATASET_PATH}"
+            raise MissingDataError(
+                f"{bench}: could not load {where} (config {getattr(self, 'DATASET_NAME', None)}): "
+                f"{type(exc).__name__}: {exc}\n{how_to_provide(bench)}"
+            ) from exc
 
     setattr(download, _PATCHED, True)
     download.__wrapped__ = original

@@ -95,3 +95,12 @@ def test_python_api_with_task_manager_include_path(tmp_path, cwi_copy):
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULTS=")]
     assert line, proc.stdout[-3000:] + proc.stderr[-3000:]
     check_alignment_results({"results": json.loads(line[0][len("RESULTS="):])})
+
+
+def test_missing_data_names_the_variable(tmp_path, run_lmms_eval):
+    # offline, no local copy: the run stops and the message says how to provide the data
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text('{"key": "x", "text": ""}\n')
+    with pytest.raises(AssertionError) as err:
+        run_lmms_eval("cwi_alignment", "replay", f"outputs={outputs}", out_dir=tmp_path / "out")
+    assert "MissingDataError" in str(err.value) and "LMMS_PLUGINS_CWI_ROOT=<folder>" in str(err.value)
