@@ -10,6 +10,7 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 # visible colours, hidden near-duplicates, max channel difference of a near-duplicate, specks
@@ -104,7 +105,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         answer = str(int(len(present)))
         image = Image.fromarray(img)
         shortcuts = shortcut_answers(image, None, PROMPT)
-        if any(s.strip() == answer for s in shortcuts.values()):
+        if shortcut_hits("color_count", answer, shortcuts):
             continue
         meta = {
             "tier": tier,
@@ -128,7 +129,8 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
     import numpy as np
 
     arr = np.asarray(image.convert("RGB")).reshape(-1, 3).astype(np.int32)
-    cols, counts = np.unique(arr, axis=0, return_counts=True)
+    packed, counts = np.unique((arr[:, 0] << 16) | (arr[:, 1] << 8) | arr[:, 2], return_counts=True)
+    cols = np.stack([packed >> 16, (packed >> 8) & 255, packed & 255], axis=1)
     order = np.argsort(-counts)
     reps: list = []
     for i in order:

@@ -1,0 +1,126 @@
+"""channel_mix: predict what an unknown colour-mixing transform does to a given colour.
+
+Construction: image = a photo; image_2 = the same photo after an unknown affine channel mix,
+out = M @ rgb + b (clipped to 0-255, rounded, with sensor noise in the harder tiers). The
+question gives a query colour q and asks for M @ q + b. The easy tier uses a scaled channel
+permutation without offset; harder tiers a full 3x3 mix with offset, more noise and more
+clipping. Query colours whose image falls outside 0-255 are re-drawn (the gold is unclipped).
+Rule (card): R,G,B each within +-8.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+_TIERS = {
+    "easy": dict(size=(480, 360), kind="permutation", offset=0, noise=0.0),
+    "medium": dict(size=(512, 384), kind="mix", mix=0.35, offset=25, noise=0.0),
+    "hard": dict(size=(512, 384), kind="mix", mix=0.6, offset=40, noise=3.0),
+    "expert": dict(size=(640, 480), kind="mix", mix=0.9, offset=60, noise=6.0),
+}
+
+_FORMAT = (
+    "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def _prompt(q) -> str:
+    return (
+        "The second image is the first image after an unknown colour transform that mixes the "
+        "channels: every pixel's new (R,G,B) is the same affine function of its old (R,G,B) "
+        "(a 3x3 matrix plus an offset), then clipped to 0-255 and rounded, with a little noise. "
+        f"What colour does the pixel colour ({int(q[0])},{int(q[1])},{int(q[2])}) become under "
+        "this transform?\n" + _FORMAT
+    )
+
+
+def _query(prompt: str):
+    import re
+
+    m = re.search(r"pixel colour \((\d+),(\d+),(\d+)\)", prompt)
+    if not m:
+        raise ValueError("channel_mix prompt has no query colour '(R,G,B)'")
+    return [int(m.group(i)) for i in (1, 2, 3)]
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+    from PIL import Image
+
+    from lmms_plugins.tasks.cwi.photos import random_photo
+
+    p = _tier(tier)
+    w, h = p["size"]
+    for _attempt in range(200):
+        if p["kind"] == "permutation":
+            perm = rng.permutation(3)
+            while np.all(perm == np.arange(3)):
+                perm = rng.permutation(3)
+            m = np.zeros((3, 3))
+            m[np.arange(3), perm] = rng.uniform(0.6, 1.2, size=3)
+            off = np.zeros(3)
+        else:
+            m = np.diag(rng.uniform(0.5, 1.2, size=3)) + rng.uniform(-p["mix"], p["mix"], size=(3, 3)) * (
+                1 - np.eye(3)
+            )
+            off = rng.uniform(-p["offset"], p["offset"], size=3)
+        if abs(np.linalg.det(m)) < 0.15:
+            continue
+        photo = random_photo(rng, w, h)
+        src = np.asarray(photo, dtype=np.float64)
+        out = src @ m.T + off
+        if p["noise"]:
+            out = out + rng.normal(0, p["noise"], size=out.shape)
+        out = np.clip(np.round(out), 0, 255).astype(np.uint8)
+        # enough unclipped pixels to see the transform
+        if np.all((out > 0) & (out < 255), axis=2).mean() < 0.3:
+            continue
+        image_2 = Image.fromarray(out)
+        for _q in range(50):
+            q = rng.integers(0, 256, size=3)
+            target = m @ q + off
+            if np.all((target >= 2) & (target <= 253)):
+                break
+        else:
+            continue
+        gold = np.round(target).astype(int)
+        prompt = _prompt(q)
+        shortcuts = shortcut_answers(photo, image_2, prompt)
+        if shortcut_hits("channel_mix", ",".join(str(int(v)) for v in gold), shortcuts):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "matrix": [[round(float(v), 6) for v in row] for row in m],
+            "offset": [round(float(v), 6) for v in off],
+            "query_rgb": [int(v) for v in q],
+            "target_rgb_exact": [round(float(v), 4) for v in target],
+            "noise_sigma": p["noise"],
+        }
+        answer = ",".join(str(int(v)) for v in gold)
+        return GeneratedItem(image=photo, image_2=image_2, prompt=prompt, answer=answer, meta=meta)
+    raise RuntimeError("channel_mix: no sample escaped the shortcuts in 200 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """The query colour unchanged, the query moved by the mean colour change, the mean colour
+    of the transformed image, and a mid grey."""
+    import numpy as np
+
+    q = np.array(_query(prompt), dtype=np.float64)
+    m1 = np.asarray(image.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
+    m2 = np.asarray(image_2.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
+
+    def fmt(c):
+        return ",".join(str(int(round(v))) for v in np.clip(c, 0, 255))
+
+    return {"identity": fmt(q), "mean_shift": fmt(q + m2 - m1), "mean": fmt(m2), "constant": "128,128,128"}

@@ -1,0 +1,98 @@
+"""film_color: recover the colour of a translucent film laid over a photo.
+
+Construction: image = a photo; image_2 = the same photo seen through a uniform translucent
+colour film, out = (1 - a) * photo + a * C, plus sensor noise, rounded to 8 bits. The answer
+is the film colour C. In the easy tier the opacity a is stated; otherwise it is unknown (the
+same for all channels) and has to be estimated together with C (a per-channel regression of
+image_2 on image does it). Rule (card): R,G,B each within +-10.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+_TIERS = {
+    "easy": dict(size=(480, 360), alpha=(0.35, 0.65), noise=0.0, stated=True),
+    "medium": dict(size=(512, 384), alpha=(0.25, 0.6), noise=0.0, stated=False),
+    "hard": dict(size=(512, 384), alpha=(0.2, 0.5), noise=3.0, stated=False),
+    "expert": dict(size=(640, 480), alpha=(0.15, 0.4), noise=6.0, stated=False),
+}
+
+_FORMAT = (
+    "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def _prompt(alpha: float | None) -> str:
+    opacity = (
+        f"The film's opacity is {alpha:.3f} (the same for all channels). "
+        if alpha is not None
+        else "The film's opacity is unknown but the same for all channels and all pixels. "
+    )
+    return (
+        "The first image is a photo. The second image is the same photo seen through a uniform "
+        "translucent colour film: every pixel became (1 - opacity) * original + opacity * "
+        "film_colour, per channel, plus a little sensor noise. "
+        + opacity
+        + "What is the film colour?\n"
+        + _FORMAT
+    )
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+    from PIL import Image
+
+    from lmms_plugins.tasks.cwi.photos import random_photo
+
+    p = _tier(tier)
+    w, h = p["size"]
+    for _attempt in range(100):
+        photo = random_photo(rng, w, h)
+        src = np.asarray(photo, dtype=np.float64)
+        alpha = float(np.round(rng.uniform(*p["alpha"]), 3))
+        colour = rng.integers(0, 256, size=3)
+        out = (1 - alpha) * src + alpha * colour
+        if p["noise"]:
+            out = out + rng.normal(0, p["noise"], size=out.shape)
+        out = np.clip(np.round(out), 0, 255).astype(np.uint8)
+        image_2 = Image.fromarray(out)
+        prompt = _prompt(alpha if p["stated"] else None)
+        answer = ",".join(str(int(v)) for v in colour)
+        shortcuts = shortcut_answers(photo, image_2, prompt)
+        if shortcut_hits("film_color", answer, shortcuts):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "alpha": alpha,
+            "alpha_stated": p["stated"],
+            "film_rgb": [int(v) for v in colour],
+            "noise_sigma": p["noise"],
+        }
+        return GeneratedItem(image=photo, image_2=image_2, prompt=prompt, answer=answer, meta=meta)
+    raise RuntimeError("film_color: no sample escaped the shortcuts in 100 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """Mean colour of the filmed image, of the photo, a mid grey, and the mean difference
+    pushed away from the photo (a guess at the tint without solving for the opacity)."""
+    import numpy as np
+
+    m2 = np.asarray(image_2.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
+    m1 = np.asarray(image.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
+    tint = np.clip(128 + 2 * (m2 - m1), 0, 255)
+
+    def fmt(c):
+        return ",".join(str(int(round(v))) for v in c)
+
+    return {"mean": fmt(m2), "mean_photo": fmt(m1), "constant": "128,128,128", "tint": fmt(tint)}
