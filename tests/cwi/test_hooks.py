@@ -1,0 +1,82 @@
+"""The thin lmms-eval hooks: prompt template, visuals, process_results that never raises."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from lmms_plugins.tasks.cwi import hooks
+
+RULE = {"kind": "fields", "fields": [{"name": "dx", "tol": 2}, {"name": "dy", "tol": 2}]}
+DOC = {"id": "alignment_test_0001", "answer": "3,-2", "difficulty": "hard", "prompt": "Find (dx, dy). Answer in <answer>dx,dy</answer>."}
+
+
+def test_prompt_template_default_and_inline():
+    assert hooks.doc_to_text(DOC) == DOC["prompt"]
+    assert hooks.doc_to_text({"prompt": "Q?"}).endswith("Give your final answer inside <answer>…</answer>.")
+    custom = {"prompt_template": "[{{ difficulty }}] {{ prompt }} Think step by step."}
+    assert hooks.doc_to_text(DOC, custom) == f"[hard] {DOC['prompt']} Think step by step."
+
+
+def test_visuals_one_or_two_images_in_rgb():
+    a, b = Image.new("L", (4, 4)), Image.new("RGBA", (4, 4))
+    assert [im.mode for im in hooks.doc_to_visual({"image": a, "image_2": None})] == ["RGB"]
+    assert [im.mode for im in hooks.doc_to_visual({"image": a, "image_2": b})] == ["RGB", "RGB"]
+
+
+def test_process_results_metrics_and_tier():
+    out = hooks.process_results(DOC, ["work... <answer>dx=4, dy=-3</answer>"], rule=RULE)
+    assert set(out) == {"accuracy", "accuracy_hard", "extraction_failure_rate"}
+    assert out["accuracy"]["value"] == 1.0 and out["accuracy"]["status"] == "ok"
+    assert out["accuracy"]["predicted"] == {"dx": 4, "dy": -3}
+    assert out["extraction_failure_rate"]["value"] == 0.0
+    out = hooks.process_results(DOC, ["I think 3,-2"], rule=RULE)
+    assert out["accuracy"]["value"] == 0.0 and out["accuracy"]["status"] == "unparsable"
+    assert out["extraction_failure_rate"]["value"] == 1.0
+
+
+def test_rule_is_read_from_the_calling_task_config():
+    class FakeTask:  # stands for lmms_eval's ConfigurableTask
+        def __init__(self, rule):
+            self.config = SimpleNamespace(metadata={"cwi_rule": rule})
+
+        def process_results(self, doc, results):
+            return hooks.process_results(doc, results)
+
+    assert FakeTask(RULE).process_results(DOC, ["<answer>3,-2</answer>"])["accuracy"]["value"] == 1.0
+    strict = {"kind": "fields", "fields": ["dx", "dy"]}
+    assert FakeTask(strict).process_results(DOC, ["<answer>4,-2</answer>"])["accuracy"]["value"] == 0.0
+
+
+def test_missing_or_bad_rule_is_a_recorded_error():
+    out = hooks.process_results(DOC, ["<answer>3,-2</answer>"])
+    assert out["accuracy"]["status"] == "error" and "cwi_rule" in out["accuracy"]["reason"]
+    out = hooks.process_results(DOC, ["<answer>3,-2</answer>"], rule={"kind": "nope"})
+    assert out["accuracy"]["status"] == "error" and "bad cwi_rule" in out["accuracy"]["reason"]
+
+
+def test_bad_gold_is_missing_data():
+    out = hooks.process_results({**DOC, "answer": None}, ["<answer>3,-2</answer>"], rule=RULE)
+    assert out["accuracy"]["status"] == "missing_data" and out["accuracy"]["value"] == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(st.none(), st.text(), st.integers(), st.lists(st.text(), max_size=2)),
+    st.one_of(st.none(), st.text(), st.integers()),
+    st.one_of(st.none(), st.text(max_size=10)),
+)
+def test_process_results_never_raises(pred, gold, tier):
+    out = hooks.process_results({"id": 1, "answer": gold, "difficulty": tier}, [pred], rule=RULE)
+    assert out["accuracy"]["value"] in (0.0, 1.0)
+    assert out["accuracy"]["status"] in ("ok", "unparsable", "missing_data", "error")
+
+
+def test_aggregations_count_statuses():
+    items = [hooks.process_results(DOC, [p], rule=RULE)["accuracy"] for p in ("<answer>3,-2</answer>", "x", "<answer>9,9</answer>")]
+    assert hooks.aggregate_accuracy(items) == 1 / 3
+    rates = [hooks.process_results(DOC, [p], rule=RULE)["extraction_failure_rate"] for p in ("<answer>3,-2</answer>", "x")]
+    assert hooks.aggregate_failure_rate(rates) == 0.5
