@@ -36,11 +36,12 @@ RED_RGB = (239, 68, 68)
 DEFAULT_PATH_RGB = (220, 38, 38)
 
 CHROMA_MIN = 22.0  # below: neutral (white, grey borders, black text); the wall colour has ~51
-HUE_TOLERANCE_DEG = 35.0
+HUE_TOLERANCE_DEG = 25.0  # wall (194 deg), green (141), red (0): the windows do not overlap
 WALL_MIN_LUMA = 150.0  # the wall blue is light; dark slate text of similar hue is not a wall
 SAME_HUE_DEG = 20.0  # a path colour this close to red / green shares their class
 INSET = 0.2  # each side of a cell left out when measuring it
 MIN_N = 5
+MIN_PITCH_PX = 3  # a cell needs a few pixels to carry a colour and a line
 MAX_N = 151
 PURITY_MIN = 0.97
 ENDPOINT_FILL = 0.75  # an endpoint cell is filled with its colour; a drawn line covers less
@@ -114,42 +115,40 @@ def working_array(img, factor: int):
 
 def classify(arr, path_color: Sequence[int] = DEFAULT_PATH_RGB):
     """Colour class (uint8 H x W) of every pixel; see the module docstring."""
+    import math
+
     import numpy as np
 
     f = arr.astype(np.float32)
     r, g, b = f[..., 0], f[..., 1], f[..., 2]
     a = r - 0.5 * (g + b)
     q = 0.8660254 * (g - b)
-    chroma = np.sqrt(a * a + q * q)
-    luma = (r + g + b) * (1.0 / 3.0)
+    chroma2 = a * a + q * q
+    luma = r + g + b  # x 3
+    coloured = chroma2 >= CHROMA_MIN * CHROMA_MIN
+    cos2 = math.cos(math.radians(HUE_TOLERANCE_DEG)) ** 2
 
-    protos = [(WALL, _hue(WALL_RGB)), (GREEN, _hue(GREEN_RGB)), (RED, _hue(RED_RGB))]
-    pcls = path_class(path_color)
-    if pcls == PATH:
-        protos.append((PATH, _hue(path_color)))
-    import math
+    def near(hue_deg: float):
+        h = math.radians(hue_deg)
+        dot = a * math.cos(h) + q * math.sin(h)
+        return coloured & (dot > 0) & (dot * dot >= cos2 * chroma2)
 
-    cos_tol = math.cos(math.radians(HUE_TOLERANCE_DEG))
-    scores = np.stack([a * math.cos(math.radians(h)) + q * math.sin(math.radians(h)) for _, h in protos])
-    best = scores.argmax(axis=0)
-    best_score = np.take_along_axis(scores, best[None], axis=0)[0]
     labels = np.full(arr.shape[:2], OTHER, dtype=np.uint8)
-    coloured = chroma >= CHROMA_MIN
-    hue_ok = coloured & (best_score >= cos_tol * chroma)
-    for i, (cls, _) in enumerate(protos):
-        labels[hue_ok & (best == i)] = cls
-    if pcls == PATH:
-        # a path hue near the wall's (blue): the light wall has far less chroma than a drawn line
-        wall_chroma = _chroma(WALL_RGB)
-        cut = 0.5 * (wall_chroma + _chroma(path_color))
+    labels[~coloured] = DARK
+    labels[~coloured & (luma >= 3 * 128)] = OPEN
+    labels[near(_hue(GREEN_RGB))] = GREEN
+    labels[near(_hue(RED_RGB))] = RED
+    wall = near(_hue(WALL_RGB)) & (luma >= 3 * WALL_MIN_LUMA)
+    if path_class(path_color) == PATH:
+        path = near(_hue(path_color))
         if _hue_diff(_hue(path_color), _hue(WALL_RGB)) < 2 * HUE_TOLERANCE_DEG:
-            near = hue_ok & ((best == 0) | (best == len(protos) - 1))
-            labels[near & (chroma >= cut)] = PATH
-            labels[near & (chroma < cut)] = WALL
-    labels[(labels == WALL) & (luma < WALL_MIN_LUMA)] = OTHER
-    neutral = ~coloured
-    labels[neutral & (luma >= 128)] = OPEN
-    labels[neutral & (luma < 128)] = DARK
+            # a path hue near the wall's (blue): the light wall has far less chroma than a line
+            cut = 0.5 * (_chroma(WALL_RGB) + _chroma(path_color))
+            strong = chroma2 >= cut * cut
+            wall &= ~(path & strong)
+            path &= strong | ~wall
+        labels[path] = PATH
+    labels[wall] = WALL
     return labels
 
 
@@ -244,6 +243,8 @@ def find_box(labels, n: int | None = None, wildcard: int | None = None) -> tuple
         raise UnreadableGrid(f"wall region too small ({bw}x{bh} px)")
     if not 0.8 <= bw / bh <= 1.25:
         raise UnreadableGrid(f"wall region is not square ({bw}x{bh} px)")
+    if n and min(bw, bh) < MIN_PITCH_PX * n:
+        raise UnreadableGrid(f"wall region {bw}x{bh} px is too small for {n}x{n} cells")
     candidates = [n] if n else range(MIN_N, min(MAX_N, min(bw, bh) // 4) + 1)
     tried = {}
     for k in candidates:

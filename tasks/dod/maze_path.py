@@ -50,6 +50,8 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     except mg.UnreadableGrid as first:
         # fall back to the input's grid scaled to the output's size (a pure rescale)
         sx, sy = size[0] / geometry.image_size[0], size[1] / geometry.image_size[1]
+        if min(geometry.box.pitch_x * sx, geometry.box.pitch_y * sy) < mg.MIN_PITCH_PX:
+            raise mg.UnreadableGrid(f"output: {size[0]}x{size[1]} px is too small for the maze ({first})") from None
         factor = max(1, max(img.size) // mg.WORK_SIDE)
         arr = mg.working_array(img, factor)
         scale = size[0] / arr.shape[1]

@@ -1,0 +1,145 @@
+"""The maze verifier on generated mazes: references accepted, corruptions rejected with the right
+reason, in PNG, JPEG and rescaled form; line widths, path colours, grid evidence."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from lmms_plugins.tasks.dod import maze_render as mr
+from lmms_plugins.tasks.dod.maze_corrupt import EXPECTED, INFEASIBLE_EXPECTED, corrupt, degrade
+from lmms_plugins.tasks.dod.maze_generate import make_pair, render_pair
+from lmms_plugins.tasks.dod.maze_geometry import read_geometry
+from lmms_plugins.tasks.dod.maze_verify import REASONS, MazeVerdict, drew_path_anyway, verify_maze_edit
+
+PAIRS = [make_pair(i, n, 21) for i, n in ((1, 7), (2, 9), (3, 11))]
+
+
+def _evidence(grid, pair):
+    return {"grid": [list(r) for r in grid], "start": list(pair.start), "goal": list(pair.goal)}
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    return {p.pair_id: render_pair(p) for p in PAIRS}
+
+
+def test_geometry_read_from_pixels(rendered):
+    for pair in PAIRS:
+        a, b, ref, _ = rendered[pair.pair_id]
+        for img, grid in ((a, pair.grid), (b, pair.blocked_grid), (ref, pair.grid)):
+            geom = read_geometry(img)
+            assert (geom.n, geom.grid, geom.start, geom.goal) == (pair.n, grid, pair.start, pair.goal)
+            assert geom.box.pitch_x == pytest.approx(48, abs=0.5)
+
+
+@pytest.mark.parametrize("how", ["clean", "jpeg75", "scale0.5", "scale1.7"])
+def test_corruptions_get_their_reason(rendered, how):
+    applied = 0
+    for pair in PAIRS:
+        a, b, _ref, _ = rendered[pair.pair_id]
+        for kind, expected in {**EXPECTED, **INFEASIBLE_EXPECTED}.items():
+            out = corrupt(pair, kind)
+            if out is None:
+                continue
+            applied += 1
+            infeasible = kind.startswith("infeasible")
+            given = b if infeasible else a
+            grid = pair.blocked_grid if infeasible else pair.grid
+            v = verify_maze_edit(given, degrade(out, how), _evidence(grid, pair))
+            assert isinstance(v, MazeVerdict) and v.reason in REASONS
+            assert v.reason == expected, (pair.pair_id, kind, how, v.details)
+            assert v.ok is (expected == "ok")
+            assert v.drew_path is (kind not in ("no_path", "infeasible_unchanged"))
+            if expected == "ok":
+                assert list(v.cells) == list(pair.path)
+    assert applied >= 3 * len(EXPECTED)  # at most a few corruptions may not apply to a small maze
+
+
+def test_reason_details_name_the_cells(rendered):
+    pair = PAIRS[2]
+    a, b, *_ = rendered[pair.pair_id]
+    v = verify_maze_edit(b, corrupt(pair, "infeasible_drawn"), _evidence(pair.blocked_grid, pair))
+    assert v.details["wall_cells"] == [list(pair.cut)]
+    assert drew_path_anyway(b, corrupt(pair, "infeasible_drawn")) is True
+    assert drew_path_anyway(b, b) is False
+    v = verify_maze_edit(a, corrupt(pair, "repainted_wall"))
+    assert len(v.details["altered_cells"]) == 1
+    v = verify_maze_edit(a, corrupt(pair, "wrong_end"))
+    assert v.details["misses"] == ["end"]
+
+
+@pytest.mark.parametrize("fraction", [0.05, 0.1, 0.5, 1.0])
+def test_line_widths_from_thin_to_full_cell(fraction):
+    pair = PAIRS[1]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    out = mr.draw_cells_path(a.copy(), lay, pair.path, width_fraction=fraction)
+    for how in ("clean", "jpeg75"):
+        v = verify_maze_edit(a, degrade(out, how))
+        assert v.ok, (fraction, how, v.reason, v.details)
+
+
+@pytest.mark.parametrize("colour", [(34, 197, 94), (37, 99, 235), (220, 38, 38)])
+def test_path_colour_is_a_parameter(colour):
+    pair = PAIRS[1]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    out = mr.draw_cells_path(a.copy(), lay, pair.path, colour=colour)
+    assert verify_maze_edit(a, out, path_color=colour).ok
+    for other in {(34, 197, 94), (37, 99, 235), (220, 38, 38)} - {colour}:
+        assert verify_maze_edit(a, out, path_color=other).reason in ("no_path_drawn", "maze_altered")
+
+
+def test_unlabelled_small_pitch_no_borders_and_offset_canvas():
+    pair = PAIRS[2]
+    img, lay = mr.render_maze(pair.grid, pair.start, pair.goal, pitch=20, labels=False, borders=False)
+    out = mr.draw_cells_path(img.copy(), lay, pair.path)
+    assert verify_maze_edit(img, out).ok
+    # the model returns the maze pasted on a larger canvas, shifted
+    canvas = Image.new("RGB", (out.width + 90, out.height + 40), (250, 250, 250))
+    canvas.paste(out, (70, 13))
+    v = verify_maze_edit(img, canvas)
+    assert v.ok and v.details["located_by"] == "wall_box"
+
+
+def test_diagonal_step_is_disconnected():
+    pair = PAIRS[2]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    p = pair.path
+    turn = next(i for i in range(1, len(p) - 1) if p[i - 1][0] != p[i + 1][0] and p[i - 1][1] != p[i + 1][1])
+    out = mr.draw_cells_path(a.copy(), lay, p[:turn])
+    mr.draw_polyline(out, [lay.centre(p[turn - 1]), lay.centre(p[turn + 1])], 15)
+    mr.draw_cells_path(out, lay, p[turn + 1:])
+    v = verify_maze_edit(a, out)
+    assert v.reason == "disconnected" and p[turn] not in v.cells
+
+
+def test_stray_mark_is_disconnected_and_spur_is_wrong_endpoint():
+    pair = PAIRS[2]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    on_path = set(pair.path)
+    far = next((r, c) for r in range(1, pair.n - 1) for c in range(1, pair.n - 1)
+               if pair.grid[r][c] == 0 and (r, c) not in on_path
+               and all((r + dr, c + dc) not in on_path for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))))
+    out = mr.draw_cells_path(a.copy(), lay, pair.path)
+    mr.draw_cells_path(out, lay, [far])
+    assert verify_maze_edit(a, out).reason == "disconnected"
+
+
+def test_grid_evidence_agreement_and_disagreement(rendered):
+    pair = PAIRS[1]
+    a, b, ref, _ = rendered[pair.pair_id]
+    ok = verify_maze_edit(a, ref, _evidence(pair.grid, pair))
+    assert ok.ok and ok.details["evidence"] == {"agrees": True, "transform": "identity"}
+    # the record of the other map of the pair: one cell differs, reported as an input problem
+    v = verify_maze_edit(a, ref, _evidence(pair.blocked_grid, pair))
+    assert v.reason == "unreadable_grid" and v.details["side"] == "input"
+    assert v.details["mismatched_cells"] == [list(pair.cut)]
+    # a record stored transposed is recognised as such
+    n = pair.n
+    transposed = {"grid": [[pair.grid[c][r] for c in range(n)] for r in range(n)], "start": [1, 1], "goal": [n - 2, n - 2]}
+    t = verify_maze_edit(a, ref, transposed)
+    if transposed["grid"] != [list(r) for r in pair.grid]:
+        assert t.ok and t.details["evidence"]["transform"] == "transpose"
+    # evidence of the wrong size
+    v = verify_maze_edit(a, ref, {"grid": [[1] * 7] * 7, "start": [1, 1], "goal": [5, 5]})
+    assert v.reason == "unreadable_grid" and v.details["side"] == "input"
