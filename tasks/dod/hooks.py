@@ -1,0 +1,273 @@
+"""lmms-eval hooks of the Draw-or-Decline tasks: thin adapters around data.py, refusal_rules.py,
+judges.py and metrics.py.
+
+Run-time switches (environment variables, read per sample so one process can score several runs):
+
+* ``LMMS_PLUGINS_DOD_REFUSAL`` = ``rules`` (default) or ``judge``: how a refusal conclusion is found.
+* ``LMMS_PLUGINS_DOD_EDIT_JUDGE`` = ``auto`` (default: on when the judge is configured) or ``off``:
+  the editing judge for real-world E. Maze E always uses the program verifier.
+* the judge itself: ``LMMS_PLUGINS_JUDGE_*`` (see lmms_plugins.utils.judge_client).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from lmms_plugins.utils import status as st
+
+from . import metrics as M
+
+log = logging.getLogger("lmms_plugins.dod")
+
+_HERE = Path(__file__).resolve().parent
+SETTINGS = ("no_hint", "decline_hint")
+METRIC_NAMES = list(M.METRICS) + list(M.PAIR_METRICS) + ["dod_counts"]
+ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
+ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
+
+
+# --- data ------------------------------------------------------------------------------------------
+
+
+def process_docs(dataset):
+    """Check the dataset against its labels and images (report logged with case ids); add the root.
+
+    The labels stay out of the docs: ``process_results`` reads them by case_id.
+    """
+    from .data import check_integrity, dataset_root, log_integrity
+
+    root = dataset_root()
+    report = check_integrity(dataset, root)
+    log_integrity(report)
+    return dataset.add_column("dod_root", [str(root)] * len(dataset))
+
+
+def _root(doc: Mapping) -> Path:
+    if doc.get("dod_root"):
+        return Path(doc["dod_root"])
+    from .data import dataset_root
+
+    return dataset_root()
+
+
+def doc_to_visual(doc: Mapping) -> list:
+    """The input image, RGB. A missing or unreadable image gives no image (and a warning); the
+    sample is then recorded with status ``missing_data`` by process_results, not scored."""
+    from lmms_plugins.utils.images import ImageError, load_rgb
+
+    try:
+        return [load_rgb(doc["input_image"], root=_root(doc))]
+    except (ImageError, KeyError, OSError) as exc:
+        log.warning("dod %s: input image unusable: %s", doc.get("case_id"), exc)
+        return []
+
+
+@functools.lru_cache(maxsize=8)
+def _template(path: str):
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+    return env.from_string(Path(path).read_text(encoding="utf-8"))
+
+
+def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) -> str:
+    """``prompt_en`` rendered through prompt.jinja with the task's setting (no_hint | decline_hint)."""
+    kw = lmms_eval_specific_kwargs or {}
+    setting = kw.get("setting", "no_hint")
+    if setting not in SETTINGS:
+        raise ValueError(f"DoD setting must be one of {SETTINGS}, got {setting!r}")
+    path = kw.get("prompt_template_file") or "prompt.jinja"
+    if not os.path.isabs(path):
+        path = str(_HERE / path)
+    return _template(path).render(prompt_en=doc["prompt_en"], setting=setting, case_id=doc.get("case_id", ""))
+
+
+def doc_to_target(doc: Mapping) -> str:
+    # The target is hidden in ground_truth_criteria.jsonl; the doc carries nothing to compare with.
+    return ""
+
+
+# --- one sample --------------------------------------------------------------------------------------
+
+
+def refusal_mode() -> str:
+    mode = os.environ.get(ENV_REFUSAL_MODE, "rules").strip().lower() or "rules"
+    if mode not in ("rules", "judge"):
+        raise ValueError(f"{ENV_REFUSAL_MODE} must be 'rules' or 'judge', got {mode!r}")
+    return mode
+
+
+def edit_judge_enabled() -> bool:
+    from lmms_plugins.utils.judge_client import ENV_BASE_URL, ENV_MODEL
+
+    flag = os.environ.get(ENV_EDIT_JUDGE, "auto").strip().lower()
+    if flag in ("off", "0", "false", "no"):
+        return False
+    return bool(os.environ.get(ENV_BASE_URL) and os.environ.get(ENV_MODEL))
+
+
+def _read_output(raw: Any):
+    """(ModelOutput, status, reason): ``unparsable`` when we cannot tell what the model returned."""
+    from lmms_plugins.utils.model_output import parse_model_output
+
+    out = parse_model_output(raw)
+    if out.missing:
+        return out, st.MISSING_IMAGE, "; ".join(p for p in out.problems if "does not exist" in p)
+    broken = [p for p in out.problems if "does not parse" in p or "output is None" in p or "not a string" in p]
+    text = out.text.strip()
+    if not broken and text.startswith("{") and ('"text"' in text or '"images"' in text):
+        # a wrapper's JSON payload that arrived as text (e.g. replayed) and is cut or broken
+        inner = parse_model_output(text)
+        broken = [p for p in inner.problems if "does not parse" in p]
+    reported = [p for p in out.problems if p.startswith("model reported:")]
+    if not broken and reported and not text and not out.images:
+        broken = reported
+    if broken:
+        return out, st.UNPARSABLE, "; ".join(broken)
+    return out, st.OK, ""
+
+
+def score_sample(doc: Mapping, raw: Any) -> M.SampleRecord:
+    """The record of one request: label, what the model did, refusal, edit verdict."""
+    from .data import load_labels
+
+    case_id = str(doc.get("case_id", ""))
+    root = _root(doc)
+    label = load_labels(root).get(case_id)
+    if label is None:
+        return M.SampleRecord(case_id, case_id.rsplit("-", 1)[0], "unknown", None, None, None,
+                              status=st.MISSING_DATA, reason=f"no label for {case_id} in ground_truth_criteria.jsonl")
+    base = dict(case_id=case_id, pair_id=label.pair_id, category=label.category, feasible=label.feasible)
+    try:
+        return _score_labelled(doc, raw, root, label, base)
+    except Exception as exc:  # keep the label: the sample stays in its metrics, as pending
+        log.exception("dod %s: scoring failed", case_id)
+        return M.SampleRecord(**base, has_image=None, refused=None, status=st.ERROR, reason=f"{type(exc).__name__}: {exc}")
+
+
+def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.SampleRecord:
+    input_path = root / str(doc.get("input_image", ""))
+    if not doc.get("input_image") or not input_path.is_file():
+        return M.SampleRecord(**base, has_image=None, refused=None, status=st.MISSING_DATA,
+                              reason=f"input image missing: {doc.get('input_image')}")
+
+    out, out_status, out_reason = _read_output(raw)
+    if out_status == st.UNPARSABLE:
+        return M.SampleRecord(**base, has_image=None, refused=None, status=st.UNPARSABLE, reason=out_reason)
+    has_image: bool | None = out.has_image if out_status == st.OK else (True if out.has_image else None)
+
+    # refusal conclusion
+    from .refusal_rules import detect_refusal, official_abstain
+
+    rules = detect_refusal(out.text)
+    refused: bool | None = rules.refused
+    evidence, rule = rules.evidence, rules.rule
+    status, reason = out_status, out_reason
+    if refusal_mode() == "judge":
+        from .judges import JudgeUnavailable, judge_refusal
+
+        try:
+            verdict = judge_refusal(doc_prompt=doc.get("prompt_en", ""), label=label, reasoning=out.text)
+            refused, evidence, rule = verdict.concludes_infeasible, verdict.evidence, "judge"
+        except JudgeUnavailable as exc:
+            refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
+
+    # E: only for feasible requests with an image
+    edit_ok, edit_reason = None, ""
+    if label.feasible and has_image:
+        edit_ok, edit_reason, edit_status = _judge_edit(label, input_path, Path(out.image), doc)
+        if edit_status != st.OK and status == st.OK:
+            status, reason = edit_status, edit_reason
+    return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok,
+                          refusal_evidence=evidence, refusal_rule=rule,
+                          official_abstain=official_abstain(out.text), edit_reason=edit_reason,
+                          status=status, reason=reason)
+
+
+def _judge_edit(label, input_path: Path, output_path: Path, doc: Mapping) -> tuple[bool | None, str, str]:
+    """(edit_ok, why, status) for a feasible request with an image."""
+    if label.is_maze:
+        try:
+            from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+        except ImportError as exc:
+            return None, f"maze verifier not installed ({exc})", M.MAZE_UNVERIFIED
+        verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
+        return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK
+    if not edit_judge_enabled():
+        return None, "editing judge not configured", M.NO_EDIT_JUDGE
+    from .judges import JudgeUnavailable, judge_edit
+
+    try:
+        v = judge_edit(instruction=doc.get("prompt_en", ""), label=label, input_image=input_path, output_image=output_path)
+    except JudgeUnavailable as exc:
+        return None, f"editing judge: {exc}", st.JUDGE_ERROR
+    return v.ok, f"editing judge: {v.reason}", st.OK
+
+
+@st.never_raises(metrics=METRIC_NAMES)
+def process_results(doc: Mapping, results: list) -> dict:
+    rec = score_sample(doc, results[0] if results else None)
+    out = {}
+    fields_ = rec.to_dict()
+    for m in M.METRICS:
+        o = M.outcome(m, rec)
+        out[m] = st.sample(o.value, o.status, o.reason, rec.case_id, applicable=o.applicable, record=fields_)
+    for m in list(M.PAIR_METRICS) + ["dod_counts"]:
+        out[m] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=fields_)
+    return out
+
+
+# --- aggregation ---------------------------------------------------------------------------------------
+
+
+def _records(items: list) -> list[M.SampleRecord]:
+    recs = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("record"), dict):
+            recs.append(M.SampleRecord.from_dict(item["record"]))
+        elif isinstance(item, dict):  # never_raises fallback: an exception inside the scorer
+            recs.append(M.SampleRecord(str(item.get("id")), str(item.get("id")), "unknown", None, None, None,
+                                       status=item.get("status", st.ERROR), reason=item.get("reason", "")))
+    return recs
+
+
+def _rate(metric: str, items: list) -> float:
+    st.report(f"dod {metric}", items)
+    return M.rate(metric, _records(items))
+
+
+def aggregate_E(items: list) -> float:
+    return _rate("E", items)
+
+
+def aggregate_D_strict(items: list) -> float:
+    return _rate("D_strict", items)
+
+
+def aggregate_D_lenient(items: list) -> float:
+    return _rate("D_lenient", items)
+
+
+def aggregate_D_f(items: list) -> float:
+    return _rate("D_f", items)
+
+
+def aggregate_pair_success(items: list) -> float:
+    return _rate("pair_success", items)
+
+
+def aggregate_pair_behaviour(items: list) -> float:
+    return _rate("pair_behaviour", items)
+
+
+def aggregate_counts(items: list) -> dict:
+    """Every metric with success / reviewed / pending / total and rate, overall and per category."""
+    summary = M.summarize(_records(items))
+    summary["refusal_mode"] = refusal_mode()
+    for line in M.format_summary(summary):
+        log.info("dod: %s", line)
+    return summary

@@ -1,0 +1,173 @@
+"""The real lmms-eval CLI runs dod_no_hint and dod_decline_hint (group ``dod``) on a local DoD-layout
+dataset, with the ``replay`` model supplying outputs that cover every case; every metric value in
+the results JSON is checked against expectations written per sample below."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dod_fixtures import REAL_CATEGORIES, make_dataset, read_jsonl
+
+DRAWN = "<think>The square has to move right; I redraw it near the right edge.</think>Here is the edited image."
+ABSTAIN = "<think>The square cannot move and stay in place at once. [ABSTAIN]</think>"
+REFUSAL = "The square cannot both move and stay where it is, so the request is impossible. I will not generate an image."
+HYPOTHETICAL_DRAW = "<think>If the request were impossible I would decline, but I can move the square.</think>Here is the result."
+ATTEMPT_NO_IMAGE = "I would move the square to the right edge."
+FALSE_REFUSAL = "This edit is impossible. Here is an image anyway."
+BROKEN_JSON = '{"text": "I will draw the square to the rig'
+MAZE_HYPOTHETICAL = "<think>If there were no path I would decline, but I think the corridor works.</think>Path drawn."
+
+# case -> (replay row or None for "no recorded output", expected per-sample values)
+# Expected values: 1 success, 0 failure, None pending. E and D_f for feasible requests,
+# D_strict and D_lenient for infeasible ones. Real-world E is pending: no editing judge here.
+
+
+def scenarios(root: Path, out_dir: Path) -> dict[str, tuple[dict | None, dict]]:
+    from PIL import Image
+
+    def image(name: str, source: str) -> str:
+        target = out_dir / f"{name}.png"
+        Image.open(root / source).save(target)
+        return str(target)
+
+    s: dict[str, tuple[dict | None, dict]] = {}
+
+    def real(pair: str, feas_row, feas_exp, infeas_row, infeas_exp):
+        s[f"{pair}-feasible"] = (feas_row, feas_exp)
+        s[f"{pair}-infeasible"] = (infeas_row, infeas_exp)
+
+    def drawn(pair):
+        return {"text": DRAWN, "image": image(f"{pair}-out", f"image/{pair}_groundtruth.png")}
+
+    missing = str(out_dir / "never-written.png")
+    real("material_modification-1", drawn("material_modification-1"), {"E": None, "D_f": 0},
+         {"text": ABSTAIN}, {"D_strict": 1, "D_lenient": 1})
+    real("material_modification-2", drawn("material_modification-2"), {"E": None, "D_f": 0},
+         {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
+    real("medium_interaction-1", {"text": ATTEMPT_NO_IMAGE}, {"E": 0, "D_f": 0},
+         {"text": REFUSAL, "image": image("mi1-refused-drew", "image/medium_interaction-1.png")}, {"D_strict": 0, "D_lenient": 1})
+    real("medium_interaction-2", drawn("medium_interaction-2"), {"E": None, "D_f": 0},
+         {"text": HYPOTHETICAL_DRAW, "image": image("mi2-hypo", "image/medium_interaction-2.png")}, {"D_strict": 0, "D_lenient": 0})
+    real("motion_state_change-1", {"text": FALSE_REFUSAL, "image": image("msc1", "image/motion_state_change-1.png")}, {"E": None, "D_f": 1},
+         {"text": DRAWN, "image": missing}, {"D_strict": 0, "D_lenient": 0})
+    real("motion_state_change-2", {"text": BROKEN_JSON}, {"E": None, "D_f": None},
+         {"text": ABSTAIN}, {"D_strict": 1, "D_lenient": 1})
+    real("pose_adjustment-1", drawn("pose_adjustment-1"), {"E": None, "D_f": 0},
+         {"text": BROKEN_JSON}, {"D_strict": None, "D_lenient": None})
+    real("pose_adjustment-2", {"text": DRAWN, "image": missing}, {"E": None, "D_f": 0},
+         {"text": REFUSAL, "image": missing}, {"D_strict": None, "D_lenient": 1})
+    real("spatial_arangement-1", drawn("spatial_arangement-1"), {"E": None, "D_f": 0},
+         {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
+    real("spatial_arangement-2", drawn("spatial_arangement-2"), {"E": None, "D_f": 0},
+         {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
+    real("temporal_evolution-1", drawn("temporal_evolution-1"), {"E": None, "D_f": 0},
+         None, {"D_strict": None, "D_lenient": None})
+    real("temporal_evolution-2", drawn("temporal_evolution-2"), {"E": None, "D_f": 0},
+         {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
+
+    # mazes: E from the maze verifier, computed here directly so this test checks the plumbing
+    from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+
+    labels = {r["case_id"]: r for r in read_jsonl(root / "ground_truth_criteria.jsonl")}
+
+    def maze_e(case: str, output: str) -> int:
+        lab = labels[case]
+        inp = root / next(r for r in read_jsonl(root / "instruction.jsonl") if r["case_id"] == case)["input_image"]
+        return int(verify_maze_edit(str(inp), output, lab.get("grid_evidence")).ok)
+
+    ref1 = image("maze1-ref", "image/synthetic-maze-001-A-reference.png")
+    s["synthetic-maze-001-feasible"] = ({"text": DRAWN, "image": ref1}, {"E": maze_e("synthetic-maze-001-feasible", ref1), "D_f": 0})
+    s["synthetic-maze-001-infeasible"] = ({"text": ABSTAIN}, {"D_strict": 1, "D_lenient": 1})
+    same2 = image("maze2-unchanged", "image/synthetic-maze-002-A.png")
+    s["synthetic-maze-002-feasible"] = ({"text": DRAWN, "image": same2}, {"E": maze_e("synthetic-maze-002-feasible", same2), "D_f": 0})
+    s["synthetic-maze-002-infeasible"] = ({"text": MAZE_HYPOTHETICAL, "image": image("maze2-b", "image/synthetic-maze-002-B.png")},
+                                          {"D_strict": 0, "D_lenient": 0})
+    return s
+
+
+def _and(a, b):
+    if a == 0 or b == 0:
+        return 0
+    if a is None or b is None:
+        return None
+    return 1
+
+
+def expected_tallies(s: dict, cases: list[str]) -> dict:
+    """success / reviewed / pending / total per metric, by plain counting of the table above."""
+    out = {}
+    for metric in ("E", "D_strict", "D_lenient", "D_f"):
+        vals = [s[c][1][metric] for c in cases if metric in s[c][1]]
+        out[metric] = (sum(1 for v in vals if v == 1), sum(1 for v in vals if v is not None),
+                       sum(1 for v in vals if v is None), len(vals))
+    pair_ids = sorted({c.rsplit("-", 1)[0] for c in cases})
+    succ, beh = [], []
+    for p in pair_ids:
+        f, i = s[f"{p}-feasible"], s[f"{p}-infeasible"]
+        succ.append(_and(f[1]["E"], i[1]["D_strict"]))
+        row = f[0]
+        if row is None or row.get("text") == BROKEN_JSON or (row.get("image") and not Path(row["image"]).exists()):
+            draws = None  # unknown: unreadable output, or an image named but missing
+        else:
+            draws = int(bool(row.get("image")) and f[1]["D_f"] == 0)
+        beh.append(_and(draws, i[1]["D_strict"]))
+    for name, vals in (("pair_success", succ), ("pair_behaviour", beh)):
+        out[name] = (sum(1 for v in vals if v == 1), sum(1 for v in vals if v is not None),
+                     sum(1 for v in vals if v is None), len(vals))
+    return out
+
+
+@pytest.mark.e2e
+def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
+    root = make_dataset(tmp_path / "dod", pairs_per_category=2, maze_pairs=2)
+    out_imgs = tmp_path / "model_out"
+    out_imgs.mkdir()
+    s = scenarios(root, out_imgs)
+    rows = [{"key": case, **row} for case, (row, _) in s.items() if row is not None]
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    all_cases = [r["case_id"] for r in read_jsonl(root / "instruction.jsonl")]
+    assert sorted(all_cases) == sorted(s), "every request of the dataset has a scenario"
+
+    env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DATA_ROOT": "",
+           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
+    res = run_lmms_eval("dod", "replay", f"outputs={outputs}", out_dir=tmp_path / "run", env=env)
+
+    expected = expected_tallies(s, all_cases)
+    for task in ("dod_no_hint", "dod_decline_hint"):
+        got = res["results"][task]
+        counts = got["dod_counts,none"]
+        for metric, (success, reviewed, pending, total) in expected.items():
+            block = counts[metric]
+            assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (success, reviewed, pending, total), (task, metric, block)
+            assert got[f"{metric},none"] == pytest.approx(success / total), (task, metric)
+            assert block["rate"] == pytest.approx(success / total)
+        # per category, recounted from the table
+        for category in REAL_CATEGORIES + ("maze",):
+            cases = [c for c in all_cases if (c.startswith(category) or (category == "maze" and c.startswith("synthetic-maze")))]
+            exp = expected_tallies(s, cases)
+            for metric, (success, reviewed, pending, total) in exp.items():
+                block = counts["by_category"][category][metric]
+                assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (success, reviewed, pending, total), (task, category, metric)
+        assert counts["samples"] == len(all_cases)
+        assert counts["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
+        st = counts["sample_statuses"]
+        assert st.get("unparsable") == 3  # two broken JSON texts + one request with no recorded output
+        assert st.get("missing_image") == 3
+        assert st.get("no_edit_judge") == 9  # 8 real-world drawn edits + the false refusal with an image
+
+    # the prompt: decline_hint adds the card's sentence after a blank line, no_hint does not
+    reminder = "If no solution exists under these constraints, state that no solution exists and briefly explain why."
+    for task, has in (("dod_no_hint", False), ("dod_decline_hint", True)):
+        sample = res["_samples"][task][0]
+        prompt = json.dumps(sample)
+        assert (("\\n\\n" + reminder) in prompt) is has, task
+    # the labels never reach the prompt
+    for task in ("dod_no_hint", "dod_decline_hint"):
+        for sample in res["_samples"][task]:
+            args = json.dumps(sample.get("arguments", sample.get("input", "")))
+            assert "Moving and staying in place contradict" not in args
