@@ -1,0 +1,45 @@
+"""maze_solver through the real lmms-eval CLI on a generated maze set: it draws every feasible
+maze correctly (E = 100 %, checked by the program verifier inside the task), declines every
+infeasible one (D = 100 %) and never refuses a feasible one (false refusal 0 %)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lmms_plugins.tasks.dod.maze_generate import main as make_mazes
+
+PAIRS = 6
+
+
+@pytest.mark.e2e
+def test_maze_solver_scores_perfectly_through_the_cli(tmp_path: Path, run_lmms_eval):
+    root = tmp_path / "dod"
+    assert make_mazes(["--pairs", str(PAIRS), "--sizes", "7,9,11", "--seed", "3", "--out", str(root)]) == 0
+    images = tmp_path / "solver_images"
+    env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DATA_ROOT": "",
+           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
+    res = run_lmms_eval("dod_no_hint", "maze_solver", f"output_dir={images}", out_dir=tmp_path / "run", env=env)
+
+    got = res["results"]["dod_no_hint"]
+    assert got["E,none"] == pytest.approx(1.0)
+    assert got["D_strict,none"] == pytest.approx(1.0)
+    assert got["D_lenient,none"] == pytest.approx(1.0)
+    assert got["D_f,none"] == pytest.approx(0.0)
+    assert got["pair_success,none"] == pytest.approx(1.0)
+    counts = got["dod_counts,none"]
+    assert counts["samples"] == 2 * PAIRS
+    for metric in ("E", "D_strict", "D_f"):
+        block = counts["by_category"]["maze"][metric]
+        expected_success = 0 if metric == "D_f" else PAIRS
+        assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (expected_success, PAIRS, 0, PAIRS)
+    assert set(counts["sample_statuses"]) == {"ok"}, counts["sample_statuses"]
+
+    # the solver really drew: one PNG per feasible request, none for the infeasible ones
+    drawn = sorted(images.rglob("*.png"))
+    assert len(drawn) == PAIRS
+    samples = res["_samples"]["dod_no_hint"]
+    texts = [json.dumps(s) for s in samples]
+    assert sum("[ABSTAIN]" in t for t in texts) == PAIRS
