@@ -66,7 +66,7 @@ def _record(doc, state: str, reason: str, *, R, C, L, **extra) -> dict:
         consistency_type=doc["consistency"], R=R, C=C, L=L, status=state, reason=reason,
     )
     fields = dict(
-        domain=score.domain, sub_task=score.sub_task, consistency_type=score.consistency_type,
+        task_id=score.task_id, domain=score.domain, sub_task=score.sub_task, consistency_type=score.consistency_type,
         R=R, C=C, L=L, strict=score.strict, **extra,
     )
     values = {
@@ -128,7 +128,7 @@ def _process_results(doc, results):
     have = {"R": R is not None, "C": C is not None, "L": L is not None}
     need = [d for d in dims if not have[d]]
     if not need:  # everything came from the verdict file: the image is not needed
-        return _record(doc, st.OK, "", R=R, C=C, L=L, answers=answers, matched_by=matched_by,
+        return _record(doc, verdict.status, verdict.reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,
                        judge_calls=0, source="+".join(source))
 
     out = parse_model_output(results[0] if results else None)

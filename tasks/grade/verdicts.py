@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 VERDICTS_ENV = "LMMS_PLUGINS_GRADE_VERDICTS"
+_KEPT_STATUSES = ("ok", "missing_image", "bad_image")  # verdicts of the model's output, not of the judge
 _ALIASES = {"R": ("r", "reasoning"), "C": ("c", "consistency_score", "consistency"), "L": ("l", "readability")}
 
 
@@ -35,6 +36,8 @@ class Verdict:
     C: int | None = None
     C_none: bool = False  # the file says consistency is not applicable
     L: int | None = None
+    status: str = "ok"  # a re-scored samples log keeps missing_image / bad_image
+    reason: str = ""
 
     def has(self, dim: str) -> bool:
         if dim == "R":
@@ -98,7 +101,11 @@ def parse_line(row: Any, where: str) -> Verdict:
         c_none = True
     C = None if c_none else _scale(c, where, "C")
     L = _scale(_pick(rec, "L"), where, "L")
-    return Verdict(task_id=task_id, R=R, answers=tuple(answers) if answers is not None else None, C=C, C_none=c_none, L=L)
+    state = str(rec.get("status") or "ok")
+    if state not in _KEPT_STATUSES:
+        state = "ok"
+    return Verdict(task_id=task_id, R=R, answers=tuple(answers) if answers is not None else None, C=C, C_none=c_none, L=L,
+                   status=state, reason=str(rec.get("reason") or "") if state != "ok" else "")
 
 
 def load_verdicts(path: str | Path) -> dict[str, Verdict]:
