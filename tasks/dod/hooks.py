@@ -167,12 +167,15 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.
     refused: bool | None = rules.refused
     evidence, rule = rules.evidence, rules.rule
     status, reason = out_status, out_reason
+    reason_correct = None
     if refusal_mode() == "judge":
         from .judges import JudgeUnavailable, judge_refusal
 
         try:
             verdict = judge_refusal(doc_prompt=doc.get("prompt_en", ""), label=label, reasoning=out.text)
-            refused, evidence, rule = verdict.concludes_infeasible, verdict.evidence, "judge"
+            # null ("cannot tell") means no explicit conclusion was found: not a refusal
+            refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge"
+            reason_correct = verdict.reason_correct
         except JudgeUnavailable as exc:
             refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
 
@@ -183,7 +186,7 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok,
-                          refusal_evidence=evidence, refusal_rule=rule,
+                          refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
                           status=status, reason=reason)
 

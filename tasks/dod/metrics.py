@@ -50,6 +50,7 @@ class SampleRecord:
     refusal_evidence: str = ""
     refusal_rule: str = ""
     official_abstain: bool = False
+    reason_correct: bool | None = None  # refusal judge: does the stated reason match the ground truth?
     edit_reason: str = ""
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""
@@ -232,6 +233,8 @@ def summarize(records: Iterable[SampleRecord]) -> dict[str, Any]:
     out["unlabelled"] = sum(1 for r in records if r.feasible is None)
     out["sample_statuses"] = dict(sorted(statuses.items()))
     out["official_abstain"] = sum(1 for r in records if r.official_abstain)
+    # refusal judge only: infeasible requests refused for the reason of the ground truth
+    out["refusal_reason_correct"] = sum(1 for r in records if r.feasible is False and r.refused and r.reason_correct)
     return out
 
 
