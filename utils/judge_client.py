@@ -13,6 +13,8 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds per HTTP request (default 60)
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
                                    ``off`` disables the cache
+``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
+                                   ``{"reasoning_effort": "low"}`` (not part of the cache key)
 =================================  ==========================================================
 
 Behaviour:
@@ -57,6 +59,7 @@ ENV_MODEL = "LMMS_PLUGINS_JUDGE_MODEL"
 ENV_API_KEY = "LMMS_PLUGINS_JUDGE_API_KEY"
 ENV_TIMEOUT = "LMMS_PLUGINS_JUDGE_TIMEOUT"
 ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
+ENV_EXTRA_BODY = "LMMS_PLUGINS_JUDGE_EXTRA_BODY"
 
 _CACHE_OFF = {"off", "none", "0", "false", "no", ""}
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -107,6 +110,14 @@ class JudgeConfig:
             values["cache_dir"] = None
         else:
             values["cache_dir"] = Path(cache).expanduser()
+        extra = env.get(ENV_EXTRA_BODY, "").strip()
+        if extra:
+            try:
+                values["extra_body"] = json.loads(extra)
+            except ValueError as exc:
+                raise JudgeError(f"{ENV_EXTRA_BODY} is not valid JSON: {exc}") from None
+            if not isinstance(values["extra_body"], dict):
+                raise JudgeError(f"{ENV_EXTRA_BODY} must be a JSON object, got {extra[:60]!r}")
         values.update(overrides)
         missing = [name for name, key in ((ENV_BASE_URL, "base_url"), (ENV_MODEL, "model")) if not values.get(key)]
         if missing:

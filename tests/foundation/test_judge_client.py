@@ -21,6 +21,7 @@ from lmms_plugins.utils.judge_client import (  # noqa: E402
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
+    ENV_EXTRA_BODY,
     ENV_MODEL,
     ENV_TIMEOUT,
     JudgeClient,
@@ -65,12 +66,13 @@ def server():
 
 def test_correct_reply_and_request_shape(server, tmp_path):
     server.handler = lambda req: '{"answer": "yes"}'
-    client, sleeps = make_client(server, tmp_path)
+    client, sleeps = make_client(server, tmp_path, extra_body={"reasoning_effort": "low"})
     res = client.complete(MESSAGES, prompt_version="v1", parse=parse_answer, max_tokens=50)
     assert (res.value, res.cached, res.calls) == ("yes", False, 1)
     assert res.raw == '{"answer": "yes"}'
     req = server.requests[0]
     assert req["model"] == "fake-judge" and req["temperature"] == 0.0 and req["max_tokens"] == 50
+    assert req["reasoning_effort"] == "low"
     assert "Is the sky blue?" in message_text(req)
     assert server.request_headers[0]["Authorization"] == "Bearer dummy"
     assert sleeps == []
@@ -289,7 +291,7 @@ def test_extract_json_rejects(text):
 
 
 def test_config_from_env(monkeypatch, tmp_path):
-    for var in (ENV_BASE_URL, ENV_MODEL, ENV_API_KEY, ENV_TIMEOUT, ENV_CACHE):
+    for var in (ENV_BASE_URL, ENV_MODEL, ENV_API_KEY, ENV_TIMEOUT, ENV_CACHE, ENV_EXTRA_BODY):
         monkeypatch.delenv(var, raising=False)
     with pytest.raises(JudgeError, match=f"{ENV_BASE_URL} and {ENV_MODEL}"):
         JudgeConfig.from_env()
@@ -307,6 +309,12 @@ def test_config_from_env(monkeypatch, tmp_path):
     assert JudgeConfig.from_env(model="other").model == "other"
     monkeypatch.delenv(ENV_CACHE)
     assert JudgeConfig.from_env().cache_dir.parts[-2:] == ("lmms_plugins", "judge")
+    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "low"}')
+    assert JudgeConfig.from_env().extra_body == {"reasoning_effort": "low"}
+    monkeypatch.setenv(ENV_EXTRA_BODY, '["low"]')
+    with pytest.raises(JudgeError, match=ENV_EXTRA_BODY):
+        JudgeConfig.from_env()
+    monkeypatch.delenv(ENV_EXTRA_BODY)
     monkeypatch.setenv(ENV_TIMEOUT, "soon")
     with pytest.raises(JudgeError, match=ENV_TIMEOUT):
         JudgeConfig.from_env()
