@@ -16,12 +16,12 @@ def check_tier(tier: str) -> str:
 
 
 def photo_array(rng, width: int, height: int):
-    """A bundled photo crop as float32 HxWx3 in 0-255."""
+    """A bundled photo crop as float32 HxWx3 in 0-255, enlarged at most 2x where the photo allows."""
     import numpy as np
 
     from .photos import random_photo
 
-    return np.asarray(random_photo(rng, width, height), dtype=np.float32)
+    return np.asarray(random_photo(rng, width, height, max_upscale=2.0), dtype=np.float32)
 
 
 def add_noise(arr, rng, sigma: float):

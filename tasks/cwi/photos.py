@@ -72,7 +72,7 @@ def photo(name: str) -> Any:
     return Image.fromarray(_photo_array(name))
 
 
-def random_photo(rng, width: int, height: int, *, min_std: float = _MIN_CROP_STD) -> Any:
+def random_photo(rng, width: int, height: int, *, min_std: float = _MIN_CROP_STD, max_upscale: float | None = None) -> Any:
     """A random crop of a random bundled photo, resized to ``width`` x ``height`` (PIL RGB).
 
     Deterministic given ``rng`` (a ``numpy.random.Generator``). The crop keeps the target
@@ -91,7 +91,10 @@ def random_photo(rng, width: int, height: int, *, min_std: float = _MIN_CROP_STD
         ph, pw = arr.shape[:2]
         aspect = width / height
         max_w = min(pw, int(ph * aspect))
-        frac = float(rng.uniform(0.45, 1.0))
+        lo = 0.45
+        if max_upscale:
+            lo = min(1.0, max(lo, width / max_upscale / max(1, max_w)))
+        frac = float(rng.uniform(lo, 1.0)) if lo < 1.0 else 1.0
         cw = max(8, int(round(max_w * frac)))
         ch = max(8, min(ph, int(round(cw / aspect))))
         cw = min(cw, pw)

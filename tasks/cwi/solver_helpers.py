@@ -47,7 +47,8 @@ def similarity_transform(a, b):
 
     a8 = np.clip(a, 0, 255).astype(np.uint8)
     b8 = np.clip(b, 0, 255).astype(np.uint8)
-    sift = cv2.SIFT_create(nfeatures=2000)
+    # a low contrast threshold: smooth, noisy photos still give enough keypoints
+    sift = cv2.SIFT_create(nfeatures=3000, contrastThreshold=0.01)
     ka, da = sift.detectAndCompute(a8, None)
     kb, db = sift.detectAndCompute(b8, None)
     if da is None or db is None or len(ka) < 4 or len(kb) < 4:
