@@ -227,8 +227,9 @@ def shared_client():
     from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig
 
     config = JudgeConfig.from_env()
+    key = (config, json.dumps(dict(config.extra_body), sort_keys=True))
     with _CLIENTS_LOCK:
-        client = _CLIENTS.get(config)
+        client = _CLIENTS.get(key)
         if client is None:
-            client = _CLIENTS[config] = JudgeClient(config)
+            client = _CLIENTS[key] = JudgeClient(config)
         return client
