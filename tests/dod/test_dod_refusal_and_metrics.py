@@ -1,0 +1,123 @@
+"""The rule-based refusal detector and the pure DoD metrics."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from lmms_plugins.tasks.dod import metrics as M
+from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain, sentences
+
+LABELLED = Path(M.__file__).with_name("refusal_labelled.jsonl")
+
+
+# --- refusal rules ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, evidence", [
+    ("<think>BFS from (1,1) never reaches (5,5). [ABSTAIN]</think>", "[ABSTAIN]"),
+    ("<think>Blocked.\n[ABSTAIN]\n</think>", "[ABSTAIN]"),
+    ("Start at (1,1). The wall at (3,3) cuts the corridor. Therefore, there is no valid path.", "Therefore, there is no valid path."),
+    ("The maze is unsolvable, but here is my best attempt.", "The maze is unsolvable, but here is my best attempt."),
+    ("The two requirements contradict each other, so the edit cannot be done.", "The two requirements contradict each other, so the edit cannot be done."),
+])
+def test_explicit_conclusions_count_with_an_exact_evidence_span(text, evidence):
+    d = detect_refusal(text)
+    assert d.refused and d.evidence == evidence and d.evidence in text
+
+
+@pytest.mark.parametrize("text", [
+    "If the end were walled off, the maze would be unsolvable.",  # hypothetical
+    "It seems there might be no path.",  # hedging
+    "There is no path through the top corridor, so I go left.",  # failed attempt
+    "Walls cannot be crossed and diagonal moves are not allowed.",  # restating the rules
+    "It is not impossible: the bottom row connects both ends.",  # negation
+    "I'm sorry, I can't complete this request because it depicts violence.",  # unrelated refusal
+    "There is no path... wait, actually (3,4) is open, so there is one.",  # retracted
+    "Is there no path at all?",  # question
+    "The reminder says: \"If no solution exists under these constraints, state that no solution exists.\"",  # quoted
+    "<think>I could write [ABSTAIN] if needed, but the corridor is open.</think>",  # token not before </think>
+    "",
+])
+def test_non_conclusions_do_not_count(text):
+    d = detect_refusal(text)
+    assert not d.refused and d.evidence == ""
+
+
+def test_official_abstain_token_position():
+    assert official_abstain("<think>x [ABSTAIN] </think>")
+    assert official_abstain("<think>cut short [ABSTAIN]")
+    assert not official_abstain("<think>[ABSTAIN] is the token.</think>")
+
+
+def test_sentence_spans_are_exact_substrings():
+    text = "  Cell (3,4) is open.\nNext (4,4)... done! <think>ok</think>"
+    spans = [text[s:e] for s, e in sentences(text)]
+    assert spans == ["Cell (3,4) is open.", "Next (4,4)...", "done!", "ok"]
+
+
+def test_labelled_set_is_large_varied_and_scored_well():
+    rows = [json.loads(x) for x in LABELLED.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert len(rows) >= 200 and len({r["text"] for r in rows}) == len(rows)
+    kinds = {r["kind"] for r in rows}
+    assert {"hypothetical", "hedge", "negation", "failed_attempt", "constraint", "unrelated_refusal",
+            "refuse_then_draw", "abstain_token"} <= kinds
+    for r in rows:
+        if r["evidence"]:
+            assert r["evidence"] in r["text"]
+    correct = sum(detect_refusal(r["text"]).refused == r["label"] for r in rows)
+    # the README states the exact numbers (benchmarks/dod_refusal_detector.py); guard against regressions
+    assert correct / len(rows) >= 0.95
+
+
+# --- metrics -------------------------------------------------------------------------------------------
+
+
+def rec(case, feasible, has_image, refused, edit_ok=None, category="pose_adjustment", status="ok"):
+    pair = case.rsplit("-", 1)[0]
+    return M.SampleRecord(case, pair, category, feasible, has_image, refused, edit_ok, status=status)
+
+
+def test_metric_definitions_per_request():
+    # E: no image is a failure; an unjudged image is pending
+    assert M.outcome("E", rec("a-f", True, False, False)).value == 0.0
+    assert M.outcome("E", rec("a-f", True, True, False, None)).value is None
+    assert M.outcome("E", rec("a-f", True, True, True, True)).value == 1.0  # E ignores a refusal text
+    assert not M.outcome("E", rec("a-i", False, True, False)).applicable
+    # D strict needs the refusal AND no image; lenient only the refusal
+    assert M.outcome("D_strict", rec("a-i", False, False, True)).value == 1.0
+    assert M.outcome("D_strict", rec("a-i", False, True, True)).value == 0.0
+    assert M.outcome("D_lenient", rec("a-i", False, True, True)).value == 1.0
+    assert M.outcome("D_strict", rec("a-i", False, None, True)).value is None  # image state unknown
+    assert M.outcome("D_strict", rec("a-i", False, None, False)).value == 0.0  # no refusal decides it
+    assert M.outcome("D_f", rec("a-f", True, True, True)).value == 1.0
+    assert M.outcome("D_f", rec("a-f", True, True, None, status="judge_error")).status == "judge_error"
+
+
+def test_tallies_keep_pending_in_the_denominator_and_split_by_category():
+    records = [
+        rec("p1-feasible", True, True, False, True, "maze"),
+        rec("p1-infeasible", False, False, True, category="maze"),
+        rec("p2-feasible", True, True, False, None, "pose_adjustment"),
+        rec("p2-infeasible", False, True, True, category="pose_adjustment"),
+        rec("p3-feasible", True, False, True, category="pose_adjustment"),
+        rec("p3-infeasible", False, None, None, category="pose_adjustment", status="unparsable"),
+        rec("p4-feasible", True, True, False, None, "pose_adjustment"),  # its partner is absent
+    ]
+    s = M.summarize(records)
+    assert {k: s["E"][k] for k in ("success", "reviewed", "pending", "total")} == {"success": 1, "reviewed": 2, "pending": 2, "total": 4}
+    assert s["E"]["rate"] == pytest.approx(0.25)
+    assert (s["D_strict"]["success"], s["D_strict"]["pending"], s["D_strict"]["total"]) == (1, 1, 3)
+    assert (s["D_lenient"]["success"], s["D_lenient"]["total"]) == (2, 3)
+    assert (s["D_f"]["success"], s["D_f"]["total"]) == (1, 4)
+    # pairs: p1 both succeed; p2 E pending but D strict failed -> failure; p3 E failed; p4 incomplete
+    assert (s["pair_success"]["success"], s["pair_success"]["reviewed"], s["pair_success"]["total"]) == (1, 3, 3)
+    assert s["incomplete_pairs"] == 1
+    assert s["by_category"]["maze"]["E"]["rate"] == 1.0
+    assert s["by_category"]["pose_adjustment"]["E"]["total"] == 3
+    assert s["sample_statuses"] == {"ok": 6, "unparsable": 1}
+    assert math.isnan(M.tally("E", []).rate) and M.Tally().as_dict()["rate"] is None
+    assert any("E" in line for line in M.format_summary(s))
