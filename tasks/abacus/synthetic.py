@@ -301,15 +301,36 @@ FAULTS = {
 }
 
 
+def expected_factors(operation: str, count: int, n_gt: int, fault: str) -> tuple[float, float]:
+    """(CF, OC) a scorer must give the synthetic editor's edit with ``fault`` (the documented amounts).
+
+    SC is 1 for every fault but shift and recolor, which move SC only.
+    """
+    k = count
+    cf, oc = 1.0, 1.0
+    if fault in ("touch", "delete"):
+        oc = 1 - 1 / n_gt
+        if fault == "delete" and operation == "remove":  # deleting one more IS removing K + 1
+            cf = 2 * k / (2 * k + 1)
+    elif fault == "plus1":
+        cf = 2 * k / (2 * k + 1)
+        if operation != "add":  # the extra removal/change destroys a pre-existing instance
+            oc = 1 - 1 / n_gt
+    elif fault == "minus1":
+        cf = 2 * (k - 1) / (2 * k - 1)
+    return cf, oc
+
+
 def write_dataset(out: Path, n: int = 4, seed: int = 0, edits_fault: str | None = None) -> dict:
     """Write the dataset (and optionally edits + replay JSONL); returns {task: rows written}."""
     import datasets
     import numpy as np
 
+    datasets.disable_progress_bars()  # one line per parquet file is noise in a CLI
     out = Path(out)
     rng = np.random.default_rng(seed)
     written = {}
-    replay_rows = []
+    replay_rows, truth_rows = [], []
     for op in ("add", "remove", "change"):
         (out / op).mkdir(parents=True, exist_ok=True)
         for tier in TIERS:
@@ -326,6 +347,13 @@ def write_dataset(out: Path, n: int = 4, seed: int = 0, edits_fault: str | None 
                     (out / rel).parent.mkdir(parents=True, exist_ok=True)
                     (out / rel).write_bytes(_png_bytes(edit.image))
                     replay_rows.append({"task": f"abacus_{op}_{tier}", "doc_id": i, "text": "", "image": str(rel)})
+                cats = [row["source_category"], row["target_category"]] if op == "change" else [row["category"]]
+                n_gt = sum(scene.count(c) for c in cats)
+                truth = {"task": f"abacus_{op}_{tier}", "doc_id": i, "requested": row["count"], "n_pre_existing": n_gt}
+                if edits_fault is not None:
+                    truth["fault"] = edits_fault
+                    truth["cf"], truth["oc"] = expected_factors(op, row["count"], n_gt, edits_fault)
+                truth_rows.append(truth)
             cols = ["image", "image_id", "coco_split", "prompt", "count"] + (["source_category", "target_category"] if op == "change" else ["category"])
             feats = {"image": datasets.Image(), "image_id": datasets.Value("int64"), "coco_split": datasets.Value("string"),
                      "prompt": datasets.Value("string"), "count": datasets.Value("int64")}
@@ -334,6 +362,10 @@ def write_dataset(out: Path, n: int = 4, seed: int = 0, edits_fault: str | None 
             ds.to_parquet(str(out / op / f"{tier}-00000-of-00001.parquet"))
             written[f"abacus_{op}_{tier}"] = len(rows)
     (out / "README.md").write_text(readme_text(n), encoding="utf-8")
+    # the known truth, beside the official layout (lmms-eval never reads it)
+    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        for r in truth_rows:
+            fh.write(json.dumps(r) + "\n")
     if edits_fault is not None:
         with (out / "replay.jsonl").open("w", encoding="utf-8") as fh:
             for r in replay_rows:

@@ -1,0 +1,209 @@
+"""lmms-eval hooks of the ABACUS tasks: thin adapters around scoring.evaluate and aggregate.
+
+Configuration by environment (process_results receives no task config in lmms-eval 0.7.3):
+
+* ``LMMS_PLUGINS_ABACUS_DETECTOR``: detector spec (detectors.py), default ``rfdetr``;
+  ``synthetic_test`` for the synthetic local dataset; ``a+b`` for a two-detector consensus.
+* ``LMMS_PLUGINS_ABACUS_FLOW``: ``dis`` (default), ``raft_small`` or ``raft_large``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from typing import Any, Mapping
+
+from lmms_plugins.utils import status
+
+DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
+FLOW_ENV = "LMMS_PLUGINS_ABACUS_FLOW"
+SUFFIX_MARK = "Keep everything else exactly as-is"
+METRICS = (
+    "abacus_count_fidelity",
+    "abacus_scene_consistency",
+    "abacus_conservation",
+    "abacus_score",
+    "abacus_edit_score",
+    "abacus_exact_count",
+    "abacus_leaderboard",
+)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+log = logging.getLogger("lmms_plugins.abacus")
+
+
+# ------------------------------------------------------------------------------- docs and prompt
+
+
+def _with_operation(dataset, operation: str):
+    # add_column touches no image: the parquet's image bytes are not decoded here
+    return dataset.add_column("abacus_operation", [operation] * len(dataset))
+
+
+def process_docs_add(dataset):
+    return _with_operation(dataset, "add")
+
+
+def process_docs_remove(dataset):
+    return _with_operation(dataset, "remove")
+
+
+def process_docs_change(dataset):
+    return _with_operation(dataset, "change")
+
+
+@functools.lru_cache(maxsize=8)
+def _template(name: str):
+    import jinja2
+
+    with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
+        return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False).from_string(fh.read())
+
+
+def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) -> str:
+    from lmms_plugins.tasks.abacus.synthetic import instruction
+
+    op = doc.get("abacus_operation", "add")
+    text = doc.get("prompt") or instruction(op, doc.get("count"), doc.get("category"), doc.get("source_category"), doc.get("target_category"))
+    text = str(text).strip()
+    # the hub prompt may already carry the suffix; never send it twice
+    return _template(f"prompt_{op}.jinja").render(instruction=text, has_suffix=SUFFIX_MARK in text).strip()
+
+
+def doc_to_visual(doc: Mapping) -> list:
+    image = doc.get("image")
+    return [image.convert("RGB")] if image is not None else []
+
+
+# ------------------------------------------------------------------------------------- scoring
+
+
+def _array(image):
+    import numpy as np
+
+    from lmms_plugins.utils.images import to_rgb
+
+    return np.asarray(to_rgb(image))
+
+
+def _load_edit(raw) -> tuple[Any, str | None, str]:
+    """(edit array or None, status when None, why) from one raw model output."""
+    from lmms_plugins.utils.images import ImageError, load_rgb
+    from lmms_plugins.utils.model_output import parse_model_output
+
+    out = parse_model_output(raw)
+    if not out.image:
+        why = "; ".join(out.problems) or "the model returned no image"
+        return None, status.MISSING_IMAGE, why
+    try:
+        import numpy as np
+
+        return np.asarray(load_rgb(out.image)), None, ""
+    except ImageError as exc:
+        return None, status.BAD_IMAGE, f"{type(exc).__name__}: {exc}"
+
+
+def _flow_fn():
+    from lmms_plugins.tasks.abacus.flow import get_backend
+
+    return get_backend(os.environ.get(FLOW_ENV, "dis") or "dis")
+
+
+def score_doc(doc: Mapping, raw) -> "Any":
+    """The EditResult of one doc and one raw model output (never raises for expected failures)."""
+    from lmms_plugins.tasks.abacus import scoring
+    from lmms_plugins.tasks.abacus.detectors import DetectorError, get_detector
+
+    edit, edit_status, edit_why = _load_edit(raw)
+    source = _array(doc["image"]) if doc.get("image") is not None else None
+    kwargs = dict(operation=doc.get("abacus_operation"), count=doc.get("count"), category=doc.get("category"),
+                  source_category=doc.get("source_category"), target_category=doc.get("target_category"))
+    if edit is None or source is None:
+        return scoring.evaluate(source, edit, detector=None, edit_status=edit_status, edit_why=edit_why, **kwargs)
+    spec = os.environ.get(DETECTOR_ENV, "") or "rfdetr"
+    try:
+        detector = get_detector(spec)
+        flow_fn = _flow_fn()
+    except (DetectorError, ValueError) as exc:
+        _log_once(f"ABACUS cannot score: {exc}")
+        return scoring.failed(scoring.DETECTOR_ERROR, str(exc), value=None, requested=doc.get("count"))
+    return scoring.evaluate(source, edit, detector=detector, flow_fn=flow_fn, **kwargs)
+
+
+@functools.lru_cache(maxsize=16)
+def _log_once(message: str) -> None:
+    log.error(message)
+
+
+@status.never_raises(metrics=METRICS)
+def process_results(doc: Mapping, results: list) -> dict:
+    r = score_doc(doc, results[0] if results else None)
+    sid = doc.get("image_id")
+    exact = None if r.exact is None else float(r.exact)
+    if r.score is None:  # not scorable: the whole edit is pending
+        exact = None
+    elif r.status in (status.MISSING_IMAGE, status.BAD_IMAGE):
+        exact = 0.0
+
+    def one(value, **extra):
+        return status.sample(value, r.status, r.why, sid, **extra)
+
+    factors = dict(cf=r.cf, sc=r.sc, oc=r.oc)
+    detail = dict(factors, edit_score=r.score, exact=exact, delivered=r.delivered, requested=r.requested,
+                  n_destroyed=r.n_destroyed, n_pre_existing=r.n_pre_existing, flow_term=r.flow_term,
+                  msssim=r.msssim, verdicts=r.verdicts, operation=doc.get("abacus_operation"))
+    return {
+        "abacus_count_fidelity": one(r.cf),
+        "abacus_scene_consistency": one(r.sc),
+        "abacus_conservation": one(r.oc),
+        "abacus_score": one(r.score, **factors),
+        "abacus_edit_score": one(r.score),
+        "abacus_exact_count": one(exact),
+        "abacus_leaderboard": one(r.score, **detail),
+    }
+
+
+# ---------------------------------------------------------------------------------- aggregation
+
+
+def agg_count_fidelity(items):
+    return status.mean(items, "abacus_count_fidelity")
+
+
+def agg_scene_consistency(items):
+    return status.mean(items, "abacus_scene_consistency")
+
+
+def agg_conservation(items):
+    return status.mean(items, "abacus_conservation")
+
+
+def agg_edit_score(items):
+    return status.mean(items, "abacus_edit_score")
+
+
+def agg_exact_count(items):
+    return status.mean(items, "abacus_exact_count")
+
+
+def agg_score(items):
+    """Leaderboard Score: product of the factor means (not the mean of per-edit products)."""
+    from lmms_plugins.tasks.abacus.aggregate import leaderboard
+
+    status.report("abacus_score", items)
+    return leaderboard(items, n_resamples=0).score if items else float("nan")
+
+
+def agg_leaderboard(items):
+    """Factor means, Score, edit-score mean, exact-count rate, 95 % intervals, status counts."""
+    from lmms_plugins.tasks.abacus.aggregate import leaderboard
+
+    status.report("abacus_leaderboard", items)
+    return leaderboard(items).as_dict()
+
+
+def agg_group_leaderboard(values, sizes, weight_by_size=True):
+    """Group (abacus_add, ..., abacus): pooled means and Score from the subtasks' leaderboards."""
+    from lmms_plugins.tasks.abacus.aggregate import pool
+
+    return pool(list(values))

@@ -1,0 +1,120 @@
+"""The synthetic local dataset in the hub layout, read back with `datasets`, scored by the hooks."""
+
+import json
+
+import pytest
+
+from lmms_plugins.tasks.abacus import hooks
+from lmms_plugins.tasks.abacus import synthetic as syn
+
+CARD_COLUMNS = {"image", "image_id", "coco_split", "prompt", "count"}
+
+
+def _write(tmp_path_factory, fault, n=1, seed=0):
+    out = tmp_path_factory.mktemp(f"abacus_{fault}")
+    assert syn.main(["--out", str(out), "--n", str(n), "--seed", str(seed), "--edits", fault]) == 0
+    return out
+
+
+def _docs(root, op, tier):
+    import datasets
+
+    ds = datasets.load_dataset(str(root), op, split=tier)
+    return getattr(hooks, f"process_docs_{op}")(ds)
+
+
+@pytest.fixture(scope="module")
+def touch_root(tmp_path_factory):
+    return _write(tmp_path_factory, "touch", n=2)
+
+
+def test_hub_layout_loads_with_the_cards_columns(touch_root):
+    import datasets
+
+    for op in ("add", "remove", "change"):
+        for tier in ("easy", "medium", "hard"):
+            ds = datasets.load_dataset(str(touch_root), op, split=tier)
+            extra = {"source_category", "target_category"} if op == "change" else {"category"}
+            assert set(ds.column_names) == CARD_COLUMNS | extra
+            assert len(ds) == 2 and ds[0]["image"].mode == "RGB"
+            assert ds[0]["prompt"].split()[0].lower() == op
+
+
+def _score_all(root, monkeypatch):
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+    truth = {(t["task"], t["doc_id"]): t for t in map(json.loads, (root / "truth.jsonl").read_text().splitlines())}
+    replay = {(r["task"], r["doc_id"]): r for r in map(json.loads, (root / "replay.jsonl").read_text().splitlines())}
+    for op in ("add", "remove", "change"):
+        for tier in ("easy", "medium", "hard"):
+            for i, doc in enumerate(_docs(root, op, tier)):
+                key = (f"abacus_{op}_{tier}", i)
+                raw = json.dumps({"text": "", "images": [str(root / replay[key]["image"])]})
+                yield doc, truth[key], hooks.process_results(doc, [raw])
+
+
+@pytest.mark.parametrize("fault", ["touch", "delete", "plus1", "minus1"])
+def test_each_fault_moves_its_factor_by_the_documented_amount(tmp_path_factory, monkeypatch, fault, touch_root):
+    root = touch_root if fault == "touch" else _write(tmp_path_factory, fault, n=1, seed=3)
+    for doc, truth, res in _score_all(root, monkeypatch):
+        lb = res["abacus_leaderboard"]
+        assert lb["status"] == "ok", lb
+        assert lb["n_pre_existing"] == truth["n_pre_existing"]
+        assert lb["cf"] == pytest.approx(truth["cf"]) and lb["oc"] == pytest.approx(truth["oc"]), (truth, lb)
+        assert lb["sc"] >= 0.999
+
+
+def test_shift_fault_moves_sc_only(tmp_path_factory, monkeypatch):
+    root = _write(tmp_path_factory, "shift", n=1, seed=5)
+    for doc, truth, res in _score_all(root, monkeypatch):
+        lb = res["abacus_leaderboard"]
+        assert (lb["cf"], lb["oc"]) == (1.0, 1.0) and lb["sc"] < 0.9, lb
+
+
+def test_prompts():
+    add = hooks.doc_to_text({"abacus_operation": "add", "prompt": "Add 4 persons to the scene."})
+    assert add == ("Add 4 persons to the scene. Keep everything else exactly as-is: same background, lighting, colors, "
+                   "composition, and camera angle. Do not alter, move, or remove existing objects. Only add the new "
+                   "element in a realistic, naturally-placed position.")
+    # a hub prompt that already carries the suffix is sent once
+    assert hooks.doc_to_text({"abacus_operation": "add", "prompt": add}) == add
+    rem = hooks.doc_to_text({"abacus_operation": "remove", "count": 2, "category": "boat"})
+    assert rem.startswith("Remove 2 boats from the scene. Keep everything else exactly as-is") and "Only remove" in rem
+    chg = hooks.doc_to_text({"abacus_operation": "change", "prompt": "Change 1 cat into dog."})
+    assert chg.startswith("Change 1 cat into dog. Keep everything else exactly as-is") and "in place" in chg
+
+
+def test_process_results_never_raises_and_records_status(touch_root, monkeypatch, tmp_path):
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+    doc = _docs(touch_root, "add", "easy")[0]
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    cases = {
+        None: "missing_image",
+        "I cannot edit images.": "missing_image",
+        json.dumps({"text": "", "images": [str(tmp_path / "nope.png")]}): "missing_image",
+        json.dumps({"text": "", "images": [str(broken)]}): "bad_image",
+    }
+    for raw, want in cases.items():
+        res = hooks.process_results(doc, [raw])
+        assert set(res) == set(hooks.METRICS)
+        assert all(v["status"] == want for v in res.values()), (raw, res)
+        assert res["abacus_score"]["value"] == 0.0 and res["abacus_exact_count"]["value"] == 0.0
+    # a detector that cannot be built: recorded, pending
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "no_such_backend")
+    ok_raw = json.dumps({"text": "", "images": [str(touch_root / "edits/abacus_add_easy/00000.png")]})
+    res = hooks.process_results(doc, [ok_raw])
+    assert res["abacus_score"]["status"] == "detector_error" and res["abacus_score"]["value"] is None
+    # a doc without its image is missing data, not an exception
+    res = hooks.process_results({k: v for k, v in doc.items() if k != "image"}, [ok_raw])
+    assert res["abacus_score"]["status"] == "missing_data"
+
+
+def test_aggregations_on_hook_items(touch_root, monkeypatch):
+    items = [r for _, _, r in _score_all(touch_root, monkeypatch)]
+    lb = hooks.agg_leaderboard([r["abacus_leaderboard"] for r in items])
+    assert lb["n"] == 18 and lb["status_counts"] == {"ok": 18}
+    assert lb["score"] == pytest.approx(lb["cf"] * lb["sc"] * lb["oc"])
+    assert hooks.agg_score([r["abacus_score"] for r in items]) == pytest.approx(lb["score"])
+    assert hooks.agg_conservation([r["abacus_conservation"] for r in items]) == pytest.approx(lb["oc"])
+    lo, hi = lb["ci95"]["oc"]
+    assert lo <= lb["oc"] <= hi and lo < hi
