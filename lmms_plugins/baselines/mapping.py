@@ -44,6 +44,8 @@ class MetricMap:
     result_unit: str  # unit of the value lmms-eval writes: "fraction" or "percent"
     higher_is_better: bool = True
     note: str = ""  # what to know when comparing this one metric
+    headline: bool = True  # shown in the printed tables (all metrics go to the CSV)
+    ci_name: str = ""  # key of a bootstrap interval the task writes in a breakdown dict (``overall.ci95.<ci_name>``)
 
     @property
     def display_unit(self) -> str:
@@ -67,11 +69,11 @@ _DOD = {
     "pair_behaviour": MetricMap("dod", "pair_behaviour", "pair behaviour", "fraction"),
 }
 _GRADE = {
-    "grade_strict": MetricMap("grade", "strict", "strict accuracy", "percent"),
-    "grade_lenient": MetricMap("grade", "lenient", "lenient score", "percent"),
-    "grade_reasoning": MetricMap("grade", "R", "R (discipline reasoning)", "percent"),
-    "grade_consistency": MetricMap("grade", "C", "C (visual consistency)", "percent"),
-    "grade_readability": MetricMap("grade", "L", "L (logical readability)", "percent"),
+    "grade_strict": MetricMap("grade", "strict", "strict accuracy", "percent", ci_name="strict"),
+    "grade_lenient": MetricMap("grade", "lenient", "lenient score", "percent", ci_name="lenient"),
+    "grade_reasoning": MetricMap("grade", "R", "R (discipline reasoning)", "percent", ci_name="reasoning"),
+    "grade_consistency": MetricMap("grade", "C", "C (visual consistency)", "percent", ci_name="consistency"),
+    "grade_readability": MetricMap("grade", "L", "L (logical readability)", "percent", ci_name="readability"),
 }
 _ABACUS_ALIASES = {
     "CF": ("cf", "count_fidelity"),
@@ -128,12 +130,15 @@ def map_metric(task: str, metric: str) -> MetricMap | None:
         name = name[len("abacus_"):] if name.startswith("abacus_") and name != "abacus_score" else name
         for community, aliases in _ABACUS_ALIASES.items():
             if name in aliases:
-                return MetricMap("abacus", community, _ABACUS_LABELS[community], "fraction")
+                return MetricMap("abacus", community, _ABACUS_LABELS[community], "fraction", ci_name=community.lower())
+        if name in ("exact_count", "edit_score"):
+            label = "exact count rate" if name == "exact_count" else "mean per-edit score"
+            return MetricMap("abacus", name, label, "fraction", headline=name == "exact_count", ci_name=name)
         return None
     if bench == "cwi":
         if metric in _CWI:
             return _CWI[metric]
         if metric.startswith("accuracy_"):
-            return MetricMap("cwi", metric, metric.replace("_", " "), "fraction")
+            return MetricMap("cwi", metric, metric.replace("_", " "), "fraction", headline=False)
         return None
     return None

@@ -1,0 +1,177 @@
+"""`lmms-plugins compare`: community rows with their sources, intervals, paired tests, files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import pytest
+from PIL import Image
+
+from lmms_plugins import compare as C
+from lmms_plugins.utils import status as st
+from .runs import cwi_run, sample_line, write_run
+
+
+def _grade_run(out, rs: list[float], *, model="replay", ci=True, timestamp="20260101_120000"):
+    """GRADE results: per-sample R (0-1), C = 2, L = 2; aggregated as the task does (0-100)."""
+    lines = []
+    for i, r in enumerate(rs):
+        sid = f"math_geo_{i:03d}"
+        fields = dict(task_id=sid, domain="math", sub_task="geometry", consistency_type="overall", R=r, C=2, L=2, strict=r > 0.99)
+        vals = {"grade_strict": 100.0 if r > 0.99 else 0.0, "grade_reasoning": 100.0 * r, "grade_consistency": 100.0,
+                "grade_readability": 100.0, "grade_lenient": 0.6 * 100 * r + 30 + 10, "grade_breakdown": 0.0}
+        if i == 0:  # as the task does for a sample without consistency: its own 0.8/0.2 relaxed score,
+            vals["grade_lenient"] = 0.8 * 100 * r + 20  # so the reported lenient (from means) is no per-sample mean
+        lines.append(sample_line(i, {m: st.sample(v, "ok", "", sid, **fields) for m, v in vals.items()}))
+    R = 100.0 * sum(rs) / len(rs)
+    strict = 100.0 * sum(r > 0.99 for r in rs) / len(rs)
+    overall = {"n": len(rs), "strict": strict, "lenient": 0.6 * R + 30 + 10, "reasoning": R, "consistency": 100.0, "readability": 100.0}
+    if ci:
+        overall["ci95"] = {"strict": [max(0, strict - 20), min(100, strict + 20)], "lenient": [50.0, 90.0],
+                           "reasoning": [R - 10, R + 10], "consistency": [100.0, 100.0], "readability": [100.0, 100.0]}
+    metrics = {"grade_strict": strict, "grade_lenient": overall["lenient"], "grade_reasoning": R, "grade_consistency": 100.0,
+               "grade_readability": 100.0, "grade_breakdown": {"overall": overall, "by_domain": {}}}
+    return write_run(out, {"grade": metrics}, {"grade": lines}, model=model, timestamp=timestamp)
+
+
+def test_grade_run_is_ranked_among_the_published_rows_with_sources_and_intervals(tmp_path):
+    # strict 30 %: better than Seedream 5.0 (24.7), worse than Nano Banana Pro (46.2) and 2 (39.6)
+    rs = [1.0] * 3 + [0.5] * 7
+    _grade_run(tmp_path / "run", rs)
+    cmp = C.compare([tmp_path / "run"], labels=["mine"], out_dir=tmp_path / "cmp")
+    text = cmp.text
+    assert "=== GRADE ===" in text and "own judge prompts" in text  # protocol difference shown
+    strict = next(b for b in cmp.blocks if b.metric == "grade_strict")
+    assert [e.rank for e in strict.entries] == [3]
+    assert {c.model for c in strict.community} >= {"Nano Banana Pro", "DreamOmni"}
+    assert strict.entries[0].ci == (10.0, 50.0) and strict.entries[0].ci_method == "task's bootstrap"
+    assert strict.entries[0].deltas["Nano Banana Pro"] == pytest.approx(30.0 - 46.2)
+    # the printed table: the ranked row, the interval, a delta and the source of each community row
+    block = text.split("grade · strict accuracy")[1].split("grade · ")[0]
+    assert "3/9  ▶ mine" in block and "[10.0, 50.0]" in block and "-16.2" in block
+    assert "GRADE (ECCV 2026) Table 1 p. 9" in block
+    lenient = text.split("grade · lenient score")[1].split("grade · ")[0]
+    assert "Nano Banana Pro" in lenient and "82.9" in lenient and "Table 3 p. 11" in lenient
+    # files: Markdown, CSV with sources, PNG
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "| **▶ mine** |" in md and "Table 1 p. 9" in md and "compare_grade.png" in md
+    rows = list(csv.DictReader((tmp_path / "cmp" / "compare.csv").open()))
+    nbp = [r for r in rows if r["model"] == "Nano Banana Pro" and r["metric"] == "grade_strict"]
+    assert nbp and nbp[0]["source"] == "GRADE (ECCV 2026) Table 1 p. 9" and float(nbp[0]["delta"]) == pytest.approx(-16.2)
+    with Image.open(tmp_path / "cmp" / "compare_grade.png") as im:
+        assert im.format == "PNG" and im.width > 400
+
+
+def test_two_runs_of_one_task_get_mcnemar_and_intervals(tmp_path):
+    rnd = random.Random(3)
+    a = [rnd.random() < 0.4 for _ in range(60)]
+    b = [x or rnd.random() < 0.5 for x in a]  # b solves everything a solves, and more
+    b[0] = False if a[0] else b[0]
+    cwi_run(tmp_path / "a", a, model="model_a")
+    cwi_run(tmp_path / "b", b, model="model_b", unparsable={59} if not b[59] else set())
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], out_dir=tmp_path / "cmp")
+    p = next(p for p in cmp.paired if p.metric == "accuracy")
+    a_only = sum(x and not y for x, y in zip(a, b))
+    b_only = sum(y and not x for x, y in zip(a, b))
+    assert p.test == "McNemar exact" and p.discordant == (a_only, b_only) and p.n_shared == 60
+    from scipy.stats import binomtest
+
+    assert p.p_value == pytest.approx(binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue)
+    assert p.diff == pytest.approx(100.0 * (sum(b) - sum(a)) / 60)
+    assert p.ci[0] <= p.diff <= p.ci[1] and p.ci[0] > 0  # b is better on these samples
+    text = cmp.text
+    assert "Paired tests on shared samples" in text and "McNemar exact p = " in text
+    assert f"discordant {a_only} vs {b_only}" in text
+    # each run's accuracy carries a bootstrap interval over its samples
+    blk = next(b for b in cmp.blocks if b.metric == "accuracy")
+    for e in blk.entries:
+        assert e.ci_method == "bootstrap over samples" and e.ci[0] <= e.value <= e.ci[1]
+    assert "No published numbers for these metrics" in text and "cwi_alignment" in text
+
+
+def test_continuous_metric_gets_a_paired_bootstrap_on_shared_samples_only(tmp_path):
+    ra = [0.0, 0.25, 0.5, 0.5, 1.0, 0.75, 0.25, 0.0, 0.5, 1.0, 0.25, 0.75]
+    rb = [min(1.0, r + 0.25) for r in ra] + [1.0, 1.0]  # two extra samples, not shared
+    _grade_run(tmp_path / "a", ra)
+    _grade_run(tmp_path / "b", rb)
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], labels=["A", "B"])
+    p = next(p for p in cmp.paired if p.metric == "grade_reasoning")
+    assert p.test.startswith("paired bootstrap") and p.n_shared == 12
+    assert p.diff == pytest.approx(100 * (sum(rb[:12]) - sum(ra)) / 12)
+    assert p.ci[0] > 0 and p.p_value < 0.05 and "tested on the 12 shared" in p.note
+    # strict is 0/1 (0 or 100): McNemar; lenient is not a per-sample mean here: no test, said so
+    assert next(p for p in cmp.paired if p.metric == "grade_strict").test == "McNemar exact"
+    len_test = next(p for p in cmp.paired if p.metric == "grade_lenient")
+    assert len_test.test == "none" and "not a mean over samples" in len_test.note
+
+
+def test_dod_counts_give_wilson_intervals_and_the_setting_picks_the_rows(tmp_path):
+    counts = {"E": {"success": 7, "reviewed": 10, "pending": 0, "total": 10, "rate": 0.7},
+              "D_strict": {"success": 1, "reviewed": 10, "pending": 0, "total": 10, "rate": 0.1},
+              "refusal_mode": "rules"}
+    write_run(tmp_path / "run", {"dod_decline_hint": {"E": 0.7, "D_strict": 0.1, "D_f": 0.0, "dod_counts": counts}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    e = next(b for b in cmp.blocks if b.metric == "E")
+    assert e.entries[0].value == pytest.approx(70.0)
+    lo, hi = C.wilson(7, 10)
+    assert e.entries[0].ci == pytest.approx((100 * lo, 100 * hi)) and e.entries[0].ci_method == "Wilson on counts"
+    d = next(b for b in cmp.blocks if b.metric == "D_strict")
+    assert sorted(c.value for c in d.community) == [5.2, 93.4]  # decline_hint rows only
+    assert "refusal_mode=rules" in cmp.text and "Kimi-K3" in cmp.text
+    fr = next(b for b in cmp.blocks if b.metric == "D_f")
+    assert [c.setting for c in fr.community] == ["unstated"] and not fr.mm.higher_is_better
+    assert fr.entries[0].rank == 1  # 0 % false refusal beats 0.8 %
+
+
+def test_no_hint_ceiling_is_reported(tmp_path):
+    write_run(tmp_path / "run", {"dod_no_hint": {"D_strict": 0.05}})
+    text = C.compare([tmp_path / "run"], labels=["mine"]).text
+    assert "all evaluated UMMs (ceiling)" in text
+    assert "mine: above the published ceiling 1.7" in text
+
+
+def test_abacus_names_map_to_the_operation_tier_rows(tmp_path):
+    lb = {"n": 4, "cf": 0.5, "sc": 0.8, "oc": 0.9, "score": 0.36, "ci95": {"score": [0.2, 0.5], "cf": [0.3, 0.7]}}
+    write_run(tmp_path / "run", {"abacus_add_hard": {"abacus_count_fidelity": 0.5, "abacus_scene_consistency": 0.8,
+                                                     "abacus_conservation": 0.9, "abacus_score": 0.36, "abacus_leaderboard": lb}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    score = next(b for b in cmp.blocks if b.mm.community_metric == "Score")
+    assert score.settings == ("add/hard",) and len(score.community) == 7
+    assert score.entries[0].rank == 1 and score.entries[0].ci == (0.2, 0.5)
+    assert "ABACUS README: Score by operation and difficulty tier" in cmp.text and "DIS optical flow" in cmp.text
+
+
+def test_cli_main_writes_files_and_fails_clearly(tmp_path, capsys):
+    cwi_run(tmp_path / "a", [True, False, True, True])
+    assert C.main([str(tmp_path / "a"), "--out", str(tmp_path / "o")]) == 0
+    assert "cwi_alignment" in capsys.readouterr().out
+    assert (tmp_path / "o" / "compare.md").exists() and (tmp_path / "o" / "compare.csv").exists()
+    assert C.main([str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    bad = tmp_path / "bad" / "x_results.json"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps({"not": "results"}))
+    assert C.main([str(bad), "--no-chart"]) == 2
+    assert "no 'results' object" in capsys.readouterr().err
+
+
+def test_folder_with_several_results_files_keeps_the_newest_per_task(tmp_path):
+    cwi_run(tmp_path / "r", [False] * 4, timestamp="20260101_100000")
+    import os
+    import time
+
+    newer = cwi_run(tmp_path / "r", [True] * 4, timestamp="20260101_110000")
+    os.utime(newer, (time.time() + 5, time.time() + 5))
+    run = C.load_run(tmp_path / "r")
+    tr = run.tasks["cwi_alignment"]
+    assert tr.values["accuracy"] == 1.0 and tr.samples_file.name.startswith("20260101_110000")
+
+
+def test_mcnemar_exact_matches_the_binomial_test():
+    from scipy.stats import binomtest
+
+    for a, b in [(0, 0), (0, 5), (3, 9), (10, 10), (1, 20)]:
+        expected = 1.0 if a + b == 0 else binomtest(min(a, b), a + b, 0.5).pvalue
+        assert C.mcnemar_exact(a, b) == pytest.approx(expected)
