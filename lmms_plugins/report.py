@@ -1,0 +1,396 @@
+"""``lmms-plugins report RUN``: one self-contained HTML page for one lmms-eval run.
+
+The page holds the run's metrics and a gallery of its samples (input images, prompt, output text and
+images, verdict with status and reason), filterable by task, status, category and verdict with a
+few lines of inline JavaScript. Images are embedded as base64 thumbnails; nothing is fetched from
+the network, so the file can be mailed or archived as it is.
+
+Overlays (the generic hook benchmarks use to explain a verdict on an image). Any per-sample metric
+dict (or its ``record`` dict) may carry ``overlay``: one overlay or a list of them, each
+
+    {"target": "output" | "input",    # which image of the sample (default "output")
+     "index": 0,                      # which image of that list (default 0)
+     "size": [W, H],                  # coordinate space of the shapes (default: the image's pixels)
+     "shapes": [
+       {"kind": "box", "xyxy": [x0, y0, x1, y1], "label": "added", "color": "#2f9e44"},
+       {"kind": "polyline", "points": [[x, y], ...], "color": "#e03131", "width": 3},
+       {"kind": "cells", "origin": [x0, y0], "pitch": [w, h], "cells": [[row, col], ...],
+        "color": "#1971c2", "label": "walls read"},
+       {"kind": "point", "xy": [x, y], "label": "start", "color": "#000"}
+     ],
+     "caption": "what the overlay shows"}
+
+``box`` / ``point`` suit detections (ABACUS instances kept/added/removed), ``cells`` a grid read by
+a verifier (maze cells) and ``polyline`` a path it found. Unknown kinds are listed, not drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from lmms_plugins.compare import ResultsError, Run, load_run, sample_key
+from lmms_plugins.baselines.mapping import benchmark_of, map_metric
+
+#: per-sample metric shown as the verdict of a sample, most preferred first.
+VERDICT_METRICS = ("accuracy", "abacus_score", "score", "grade_strict", "E", "D_strict", "D_f")
+CATEGORY_FIELDS = ("category", "domain", "operation", "tier", "sub_task", "source_category")
+THUMB_PX = 320
+MAX_TEXT = 1200
+ESC = html.escape
+
+
+# ------------------------------------------------------------------------------------ one sample
+def _metric_items(line: dict) -> dict[str, dict]:
+    return {k: v for k, v in line.items() if isinstance(v, dict) and "value" in v and "status" in v}
+
+
+def verdict_of(line: dict) -> tuple[str, dict] | None:
+    """(metric, per-sample dict) that says how the sample was judged, or None."""
+    items = _metric_items(line)
+    applicable = {k: v for k, v in items.items() if v.get("applicable") is not False}
+    for name in VERDICT_METRICS:
+        if name in applicable:
+            return name, applicable[name]
+    if applicable:
+        name = next(iter(applicable))
+        return name, applicable[name]
+    if items:
+        name = next(iter(items))
+        return name, items[name]
+    return None
+
+
+def category_of(line: dict, item: dict | None, task: str) -> str:
+    """The sample's category: a category-like field of the verdict, else of any metric dict, else the benchmark."""
+    scopes = [item or {}] + [v for v in _metric_items(line).values() if v is not item]
+    for scope in scopes:
+        for sub in (scope, scope.get("record") if isinstance(scope.get("record"), dict) else {}):
+            for f in CATEGORY_FIELDS:
+                v = sub.get(f)
+                if isinstance(v, str) and v:
+                    return v
+    return benchmark_of(task) or task
+
+
+def overlays_of(line: dict) -> list[dict]:
+    out: list[dict] = []
+    for item in _metric_items(line).values():
+        for scope in (item, item.get("record") if isinstance(item.get("record"), dict) else {}):
+            ov = scope.get("overlay")
+            for o in ov if isinstance(ov, list) else [ov] if ov else []:
+                if isinstance(o, dict) and o not in out:
+                    out.append(o)
+    return out
+
+
+def _outcome(value: Any, status: str) -> str:
+    if value is None:
+        return "pending"
+    if status != "ok":
+        return "problem"
+    try:
+        return "pass" if float(value) > 0 else "fail"
+    except (TypeError, ValueError):
+        return "problem"
+
+
+# ------------------------------------------------------------------------------------ images
+def thumbnail(path: str | Path, px: int = THUMB_PX) -> tuple[str, tuple[int, int]] | tuple[None, str]:
+    """(data URI, original size) of a downscaled copy, or (None, why it could not be read)."""
+    from lmms_plugins.utils.images import ImageError, load_rgb
+
+    try:
+        img = load_rgb(path)
+    except ImageError as exc:
+        return None, str(exc)
+    size = img.size
+    img.thumbnail((px, px))
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=82) if max(size) > 64 else img.save(buf, format="PNG")
+    mime = "image/jpeg" if max(size) > 64 else "image/png"
+    return f"data:{mime};base64,{base64.b64encode(buf.getvalue()).decode()}", size
+
+
+def _svg(overlay: dict, size: tuple[int, int]) -> str:
+    w, h = overlay.get("size") or size
+    parts = [f'<svg class="overlay" viewBox="0 0 {float(w):g} {float(h):g}" preserveAspectRatio="none" '
+             f'xmlns="http://www.w3.org/2000/svg">']
+    stroke = max(float(w), float(h)) / 160  # about 2 px at thumbnail size, whatever the image size
+    for sh in overlay.get("shapes", []):
+        kind, color = sh.get("kind"), ESC(str(sh.get("color", "#e8590c")))
+        label = ESC(str(sh.get("label", "")))
+        title = f"<title>{label}</title>" if label else ""
+        try:
+            if kind == "box":
+                x0, y0, x1, y1 = (float(v) for v in sh["xyxy"])
+                parts.append(f'<rect data-kind="box" x="{x0:g}" y="{y0:g}" width="{x1 - x0:g}" height="{y1 - y0:g}" fill="none" '
+                             f'stroke="{color}" stroke-width="{stroke:g}">{title}</rect>')
+            elif kind == "polyline":
+                pts = " ".join(f"{float(x):g},{float(y):g}" for x, y in sh["points"])
+                width = float(sh.get("width", stroke * 1.5))
+                parts.append(f'<polyline data-kind="polyline" points="{pts}" fill="none" stroke="{color}" stroke-width="{width:g}" '
+                             f'stroke-linejoin="round" stroke-opacity="0.85">{title}</polyline>')
+            elif kind == "cells":
+                (ox, oy), (pw, ph) = sh["origin"], sh["pitch"]
+                for r, c in sh["cells"]:
+                    parts.append(f'<rect data-kind="cell" x="{float(ox) + float(c) * float(pw):g}" y="{float(oy) + float(r) * float(ph):g}" '
+                                 f'width="{float(pw):g}" height="{float(ph):g}" fill="{color}" fill-opacity="0.35" '
+                                 f'stroke="{color}" stroke-width="{stroke / 2:g}">{title}</rect>')
+            elif kind == "point":
+                x, y = (float(v) for v in sh["xy"])
+                parts.append(f'<circle data-kind="point" cx="{x:g}" cy="{y:g}" r="{stroke * 2.5:g}" fill="{color}">{title}</circle>')
+        except (KeyError, TypeError, ValueError):
+            parts.append(f"<!-- shape {ESC(str(kind))} not drawn: malformed -->")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _figure(path: str, px: int, overlays: list[dict], role: str) -> str:
+    uri, info = thumbnail(path, px)
+    if uri is None:
+        return f'<div class="img missing" title="{ESC(str(path))}">image not readable: {ESC(str(info))}</div>'
+    svgs = "".join(_svg(o, info) for o in overlays)
+    caps = "".join(f'<figcaption>{ESC(str(o["caption"]))}</figcaption>' for o in overlays if o.get("caption"))
+    legend = sorted({(str(s.get("label", "")), str(s.get("color", "#e8590c"))) for o in overlays for s in o.get("shapes", []) if s.get("label")})
+    leg = "".join(f'<span class="key"><i style="background:{ESC(c)}"></i>{ESC(lbl)}</span>' for lbl, c in legend)
+    small = ' class="small"' if max(info) < px * 0.75 else ""  # tiny images (maze maps) are enlarged, pixel-sharp
+    return (f'<figure class="img {role}"><div class="frame"><img{small} alt="{role} image" src="{uri}">{svgs}</div>'
+            f'{caps}{f"<div class=legend>{leg}</div>" if leg else ""}</figure>')
+
+
+def _overlays_for(overlays: list[dict], target: str, index: int) -> list[dict]:
+    return [o for o in overlays if o.get("target", "output") == target and int(o.get("index", 0)) == index]
+
+
+def _text_block(text: str, cls: str) -> str:
+    if not text:
+        return ""
+    if len(text) <= MAX_TEXT:
+        return f'<pre class="{cls}">{ESC(text)}</pre>'
+    return (f'<pre class="{cls}">{ESC(text[:MAX_TEXT])}…</pre>'
+            f'<details><summary>full text ({len(text)} characters)</summary><pre class="{cls}">{ESC(text)}</pre></details>')
+
+
+def sample_card(task: str, line: dict, px: int = THUMB_PX) -> str:
+    from lmms_plugins.utils.model_output import parse_model_output
+
+    v = verdict_of(line)
+    metric, item = v if v else ("", {})
+    status = str(item.get("status", "ok")) if item else "no_metric"
+    value = item.get("value") if item else None
+    outcome = _outcome(value, status) if item else "problem"
+    category = category_of(line, item, task)
+    key = sample_key(line)
+    overlays = overlays_of(line)
+    raw = line.get("filtered_resps", line.get("resps"))
+    while isinstance(raw, list) and raw:
+        raw = raw[0]
+    out = parse_model_output(raw)
+    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input") for i, p in enumerate(line.get("input_media") or []))
+    outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output") for i, p in enumerate(out.images))
+    outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing)
+    problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems)
+    shown = {k: val for k, val in item.items() if k not in ("value", "status", "reason", "id")} if item else {}
+    mm = map_metric(task, metric) if metric else None
+    value_txt = "pending" if value is None else (f"{value:g}" if isinstance(value, (int, float)) else ESC(str(value)))
+    prompt = line.get("input") if isinstance(line.get("input"), str) else ""
+    return f"""
+<article class="sample {outcome}" data-task="{ESC(task)}" data-status="{ESC(status)}" data-category="{ESC(category)}" data-outcome="{outcome}" data-key="{ESC(key)}">
+  <header><b>{ESC(task)}</b> · <code>{ESC(key)}</code> <span class="badge st-{ESC(status)}">{ESC(status)}</span>
+    <span class="badge oc-{outcome}">{outcome}</span> <span class="cat">{ESC(category)}</span></header>
+  <div class="verdict"><b>{ESC(mm.label if mm else metric or "no metric")}</b> = {value_txt}{f' — {ESC(str(item.get("reason")))}' if item and item.get("reason") else ""}</div>
+  <div class="io"><div class="col"><h4>input</h4>{inputs or '<p class="none">no input image logged</p>'}{_text_block(prompt, "prompt")}
+    {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
+  <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
+    {f"<ul class=problems>{problems}</ul>" if problems else ""}</div></div>
+  {f'<details class="record"><summary>scorer record</summary><pre>{ESC(json.dumps(shown, indent=1, default=str)[:20000])}</pre></details>' if shown else ""}
+</article>"""
+
+
+# ------------------------------------------------------------------------------------ the page
+CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px;color:#212529}
+h1{font-size:22px;margin:4px 0} h2{font-size:18px;margin:20px 0 8px} h4{margin:4px 0;font-size:12px;color:#495057;text-transform:uppercase}
+table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #dee2e6;padding:3px 8px;text-align:left} td.num{text-align:right}
+.meta{color:#495057} code{font-size:12px}
+#filters{position:sticky;top:0;background:#f8f9fa;padding:8px;border:1px solid #dee2e6;z-index:2;display:flex;gap:12px;flex-wrap:wrap;align-items:center}
+#gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px;margin-top:12px}
+.sample{border:1px solid #ced4da;border-left:6px solid #adb5bd;border-radius:4px;padding:8px;background:#fff}
+.sample.pass{border-left-color:#2f9e44}.sample.fail{border-left-color:#e03131}.sample.pending{border-left-color:#f08c00}.sample.problem{border-left-color:#862e9c}
+.sample[hidden]{display:none}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;background:#e9ecef}
+.oc-pass{background:#d3f9d8}.oc-fail{background:#ffe3e3}.oc-pending{background:#fff3bf}.oc-problem{background:#f3d9fa}
+.cat{color:#495057;font-size:12px;float:right}
+.verdict{margin:6px 0}
+.io{display:flex;gap:10px}.col{flex:1;min-width:0}
+figure{margin:0 0 6px}.frame{position:relative;display:inline-block;line-height:0}
+.frame img{max-width:100%;max-height:320px;border:1px solid #dee2e6}.frame img.small{width:240px;image-rendering:pixelated}
+svg.overlay{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
+figcaption,.legend{font-size:12px;color:#495057}.key{margin-right:8px}.key i{display:inline-block;width:10px;height:10px;margin-right:3px}
+pre{white-space:pre-wrap;word-break:break-word;background:#f8f9fa;padding:4px;max-height:220px;overflow:auto;font-size:12px;margin:4px 0}
+.missing{padding:20px;background:#fff5f5;color:#c92a2a;font-size:12px;word-break:break-all}.problems{word-break:break-all}
+.none{color:#868e96;font-size:12px}.problems{color:#c92a2a;font-size:12px}
+"""
+
+JS = """
+(function(){
+  var sel = {task: document.getElementById('f-task'), status: document.getElementById('f-status'),
+             category: document.getElementById('f-category'), outcome: document.getElementById('f-outcome')};
+  var search = document.getElementById('f-search');
+  var cards = Array.prototype.slice.call(document.querySelectorAll('article.sample'));
+  function fromHash(){
+    var h = location.hash.replace(/^#/, '');
+    h.split('&').forEach(function(kv){
+      var p = kv.split('='); if (p.length !== 2) return;
+      var k = decodeURIComponent(p[0]), v = decodeURIComponent(p[1]);
+      if (sel[k]) sel[k].value = v; else if (k === 'q') search.value = v;
+    });
+  }
+  function apply(){
+    var shown = 0, q = search.value.toLowerCase();
+    cards.forEach(function(c){
+      var ok = Object.keys(sel).every(function(k){ return !sel[k].value || c.dataset[k] === sel[k].value; });
+      if (ok && q) ok = c.textContent.toLowerCase().indexOf(q) >= 0;
+      c.hidden = !ok; if (ok) shown++;
+    });
+    document.getElementById('shown-count').textContent = shown;
+    var parts = [];
+    Object.keys(sel).forEach(function(k){ if (sel[k].value) parts.push(k + '=' + encodeURIComponent(sel[k].value)); });
+    if (q) parts.push('q=' + encodeURIComponent(q));
+    try { history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname); } catch (e) {}
+    document.body.dataset.filtered = parts.join('&');
+  }
+  fromHash();
+  Object.keys(sel).forEach(function(k){ sel[k].addEventListener('change', apply); });
+  search.addEventListener('input', apply);
+  apply();
+  document.body.dataset.ready = '1';
+})();
+"""
+
+
+def _options(name: str, label: str, values: Counter) -> str:
+    opts = "".join(f'<option value="{ESC(v)}">{ESC(v)} ({n})</option>' for v, n in sorted(values.items()))
+    return f'<label>{label} <select id="f-{name}"><option value="">all</option>{opts}</select></label>'
+
+
+def _metrics_table(run: Run) -> str:
+    rows = []
+    for task in sorted(run.tasks):
+        tr = run.tasks[task]
+        for metric, value in tr.values.items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            mm = map_metric(task, metric)
+            shown = f"{mm.to_display(value):.1f} %" if mm and mm.display_unit == "percent" else f"{value:.4g}"
+            rows.append(f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
+                        f'<td class="num">{shown}</td><td class="num">{tr.n if tr.n is not None else ""}</td></tr>')
+    return ("<table id=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _select(samples: list[dict], limit: int) -> list[dict]:
+    """At most ``limit`` samples, problems and failures first, then in doc order."""
+    if len(samples) <= limit:
+        return samples
+
+    def rank(line):
+        v = verdict_of(line)
+        item = v[1] if v else {}
+        return 0 if _outcome(item.get("value"), str(item.get("status", "ok"))) != "pass" else 1
+
+    keep = sorted(samples, key=rank)[:limit]
+    return sorted(keep, key=lambda line: line.get("doc_id", 0))
+
+
+def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None) -> str:
+    cards, statuses, categories, outcomes, tasks = [], Counter(), Counter(), Counter(), Counter()
+    notes = []
+    for task in sorted(run.tasks):
+        tr = run.tasks[task]
+        if tr.samples is None:
+            if any(isinstance(v, (int, float)) for v in tr.values.values()):
+                notes.append(f"{task}: no samples file (run lmms-eval with --log_samples to see samples)")
+            continue
+        chosen = _select(tr.samples, max_samples)
+        if len(chosen) < len(tr.samples):
+            notes.append(f"{task}: {len(chosen)} of {len(tr.samples)} samples shown (failures and problems first; --max-samples)")
+        for line in chosen:
+            card = sample_card(task, line, thumb_px)
+            v = verdict_of(line)
+            item = v[1] if v else {}
+            st = str(item.get("status", "ok")) if item else "no_metric"
+            statuses[st] += 1
+            categories[category_of(line, item, task)] += 1
+            outcomes[_outcome(item.get("value"), st) if item else "problem"] += 1
+            tasks[task] += 1
+            cards.append(card)
+    title = title or f"lmms-plugins report: {run.label}"
+    cfg = run.config
+    meta = (f"<p class=meta>model <code>{ESC(str(cfg.get('model', run.model)))}</code> · model_args "
+            f"<code>{ESC(str(cfg.get('model_args', '')))}</code> · results <code>{ESC(str(run.path))}</code></p>")
+    filters = (_options("task", "task", tasks) + _options("status", "status", statuses) + _options("category", "category", categories)
+               + _options("outcome", "verdict", outcomes)
+               + '<label>search <input id="f-search" type="search" placeholder="id, text, reason"></label>'
+               + f'<span><b id="shown-count">{len(cards)}</b> of {len(cards)} samples shown</span>')
+    note_html = "".join(f"<li>{ESC(n)}</li>" for n in notes)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{ESC(title)}</title><style>{CSS}</style></head>
+<body>
+<h1>{ESC(title)}</h1>{meta}
+<h2>Metrics</h2>{_metrics_table(run)}
+{f"<ul class=notes>{note_html}</ul>" if note_html else ""}
+<h2>Samples</h2>
+<div id="filters">{filters}</div>
+<div id="gallery">{"".join(cards) or '<p class="none">no logged samples</p>'}</div>
+<script>{JS}</script>
+</body></html>
+"""
+
+
+def write_report(run_path: str | Path, out: str | Path | None = None, *, label: str | None = None,
+                 max_samples: int = 200, thumb_px: int = THUMB_PX) -> Path:
+    """Write the report of one run; returns the HTML path (default ``<run folder>/report.html``)."""
+    run = load_run(run_path, label)
+    if out is None:
+        base = Path(run_path)
+        out = (base if base.is_dir() else base.parent) / "report.html"
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(run, max_samples=max_samples, thumb_px=thumb_px), encoding="utf-8")
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lmms-plugins report",
+                                description="Write a self-contained HTML report (metrics and a filterable sample gallery) of one lmms-eval run.")
+    p.add_argument("run", help="an lmms-eval output folder or *_results.json (samples need --log_samples)")
+    p.add_argument("--out", help="HTML file to write (default: report.html in the run's folder)")
+    p.add_argument("--label", help="name of the run in the title")
+    p.add_argument("--max-samples", type=int, default=200, help="samples per task in the gallery (failures first; default 200)")
+    p.add_argument("--thumb-px", type=int, default=THUMB_PX, help="longest side of the embedded thumbnails")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        path = write_report(args.run, args.out, label=args.label, max_samples=args.max_samples, thumb_px=args.thumb_px)
+    except ResultsError as exc:
+        print(f"lmms-plugins report: {exc}", file=sys.stderr)
+        return 2
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
