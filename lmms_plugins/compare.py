@@ -544,7 +544,7 @@ def render_markdown(cmp: Comparison) -> str:
             lines += [f"> Protocol differences: {cmp.protocol[bench]}", ""]
         if "png_" + bench in cmp.files:
             lines += [f"![{bench} chart]({cmp.files['png_' + bench].name})", ""]
-        for blk in blks:
+        for blk in [b for b in blks if b.community]:
             unit = blk.unit_suffix
             runs = [e.run for e in blk.entries]
             lines += [f"### {_md_escape(_title(blk))}", ""]
@@ -558,6 +558,18 @@ def render_markdown(cmp: Comparison) -> str:
                 lines.append(f"| {rank or ''} | {who} | {_fmt(row['value'], unit)} | {row['ci']} | {deltas} | {_md_escape(row['source'])} |")
             for note in dict.fromkeys(blk.notes):
                 lines.append(f"\n_note: {_md_escape(note)}_")
+            lines.append("")
+        rest = [b for b in blks if not b.community]
+        if rest:
+            runs = [r.label for r in cmp.runs]
+            lines += ["### No published numbers for these metrics", "",
+                      "| task | metric | " + " | ".join(_md_escape(r) for r in runs) + " |", "|---|---|" + "---:|" * len(runs)]
+            for blk in rest:
+                cells = []
+                for r in runs:
+                    e = next((e for e in blk.entries if e.run == r), None)
+                    cells.append(f"{_fmt(e.value, blk.unit_suffix)} {_ci_text(e, blk.unit_suffix)}".strip() if e else "")
+                lines.append(f"| {blk.task} | {_md_escape(blk.mm.label)} | " + " | ".join(cells) + " |")
             lines.append("")
     if cmp.paired:
         lines += ["## Paired tests (second run minus first, shared samples)", "",
