@@ -25,7 +25,8 @@ log = logging.getLogger("lmms_plugins.dod")
 
 _HERE = Path(__file__).resolve().parent
 SETTINGS = ("no_hint", "decline_hint")
-METRIC_NAMES = list(M.METRICS) + list(M.PAIR_METRICS) + ["dod_counts"]
+RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
+METRIC_NAMES = RATE_NAMES + [f"{m}_counts" for m in RATE_NAMES] + [f"category_{c}" for c in M.CATEGORIES] + ["dod_run"]
 ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
 ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
 
@@ -219,12 +220,17 @@ def process_results(doc: Mapping, results: list) -> dict:
     for m in M.METRICS:
         o = M.outcome(m, rec)
         out[m] = st.sample(o.value, o.status, o.reason, rec.case_id, applicable=o.applicable, record=fields_)
-    for m in list(M.PAIR_METRICS) + ["dod_counts"]:
-        out[m] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=fields_)
+    for m in METRIC_NAMES:
+        if m not in out:
+            out[m] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=fields_)
     return out
 
 
 # --- aggregation ---------------------------------------------------------------------------------------
+# lmms-eval 0.7.3 prints every aggregated value in one table column (a float as %.4f, anything else
+# as str()) and writes it as is into the results JSON. So: the rates are floats; the counts are
+# small dicts (success / reviewed / pending / total, non-ok statuses), one row per metric; per
+# category one compact row each (metric -> [success, reviewed, pending, total]).
 
 
 def _records(items: list) -> list[M.SampleRecord]:
@@ -232,45 +238,56 @@ def _records(items: list) -> list[M.SampleRecord]:
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("record"), dict):
             recs.append(M.SampleRecord.from_dict(item["record"]))
-        elif isinstance(item, dict):  # never_raises fallback: an exception inside the scorer
+        elif isinstance(item, dict):  # never_raises fallback: an exception before the label was known
             recs.append(M.SampleRecord(str(item.get("id")), str(item.get("id")), "unknown", None, None, None,
                                        status=item.get("status", st.ERROR), reason=item.get("reason", "")))
     return recs
 
 
-def _rate(metric: str, items: list) -> float:
-    st.report(f"dod {metric}", items)
-    return M.rate(metric, _records(items))
+def _tally(metric: str, items: list) -> M.Tally:
+    records = _records(items)
+    return M.pair_tally(metric, records) if metric in M.PAIR_METRICS else M.tally(metric, records)
 
 
-def aggregate_E(items: list) -> float:
-    return _rate("E", items)
+def _rate_fn(metric: str):
+    def aggregate(items: list) -> float:
+        if metric in M.METRICS:
+            st.report(f"dod {metric}", [i for i in items if isinstance(i, dict) and i.get("applicable", True)])
+        return _tally(metric, items).rate
+
+    aggregate.__name__ = f"aggregate_{metric}"
+    aggregate.__doc__ = f"{metric}: success / total, pending kept in the denominator."
+    return aggregate
 
 
-def aggregate_D_strict(items: list) -> float:
-    return _rate("D_strict", items)
+def _counts_fn(metric: str):
+    def aggregate(items: list) -> dict:
+        return _tally(metric, items).as_dict(with_rate=False)  # the rate is the metric's own row
+
+    aggregate.__name__ = f"aggregate_{metric}_counts"
+    aggregate.__doc__ = f"{metric}: success, reviewed, pending, total, rate (and non-ok statuses)."
+    return aggregate
 
 
-def aggregate_D_lenient(items: list) -> float:
-    return _rate("D_lenient", items)
+def _category_fn(category: str):
+    def aggregate(items: list) -> dict:
+        return M.category_counts(_records(items), category)
+
+    aggregate.__name__ = f"aggregate_category_{category}"
+    aggregate.__doc__ = f"Category {category}: metric -> [success, reviewed, pending, total]."
+    return aggregate
 
 
-def aggregate_D_f(items: list) -> float:
-    return _rate("D_f", items)
-
-
-def aggregate_pair_success(items: list) -> float:
-    return _rate("pair_success", items)
-
-
-def aggregate_pair_behaviour(items: list) -> float:
-    return _rate("pair_behaviour", items)
-
-
-def aggregate_counts(items: list) -> dict:
-    """Every metric with success / reviewed / pending / total and rate, overall and per category."""
-    summary = M.summarize(_records(items))
-    summary["refusal_mode"] = refusal_mode()
-    for line in M.format_summary(summary):
+def aggregate_run(items: list) -> dict:
+    """Run facts, and the whole summary in the log (readable lines, every category)."""
+    records = _records(items)
+    for line in M.format_summary(M.summarize(records)):
         log.info("dod: %s", line)
-    return summary
+    return {**M.run_facts(records), "refusal_mode": refusal_mode()}
+
+
+for _m in M.METRICS + M.PAIR_METRICS:
+    globals()[f"aggregate_{_m}"] = _rate_fn(_m)
+    globals()[f"aggregate_{_m}_counts"] = _counts_fn(_m)
+for _c in M.CATEGORIES:
+    globals()[f"aggregate_category_{_c}"] = _category_fn(_c)

@@ -134,9 +134,10 @@ class Tally:
     def rate(self) -> float:
         return self.success / self.total if self.total else float("nan")
 
-    def as_dict(self) -> dict:
-        out = {"success": self.success, "reviewed": self.reviewed, "pending": self.pending, "total": self.total,
-               "rate": None if math.isnan(self.rate) else self.rate}
+    def as_dict(self, with_rate: bool = True) -> dict:
+        out = {"success": self.success, "reviewed": self.reviewed, "pending": self.pending, "total": self.total}
+        if with_rate:
+            out["rate"] = None if math.isnan(self.rate) else self.rate
         if self.statuses:
             out["statuses"] = dict(sorted(self.statuses.items()))
         return out
@@ -236,6 +237,34 @@ def summarize(records: Iterable[SampleRecord]) -> dict[str, Any]:
     # refusal judge only: infeasible requests refused for the reason of the ground truth
     out["refusal_reason_correct"] = sum(1 for r in records if r.feasible is False and r.refused and r.reason_correct)
     return out
+
+
+#: The categories of the official data (``source.category_en``; ``spatial_arangement`` sic).
+CATEGORIES = ("material_modification", "medium_interaction", "motion_state_change", "pose_adjustment",
+              "spatial_arangement", "temporal_evolution", "maze")
+
+
+def category_counts(records: Iterable[SampleRecord], category: str) -> dict[str, list[int]]:
+    """Compact per-category counts: metric -> [success, reviewed, pending, total]."""
+    sub = [r for r in records if r.category == category and r.feasible is not None]
+    out = {}
+    for m in METRICS + PAIR_METRICS:
+        t = pair_tally(m, sub) if m in PAIR_METRICS else tally(m, sub)
+        out[m] = [t.success, t.reviewed, t.pending, t.total]
+    return out
+
+
+def run_facts(records: Iterable[SampleRecord]) -> dict[str, Any]:
+    """What is not a metric but must be visible: sample counts, protocol tokens, pairs."""
+    records = list(records)
+    _, incomplete = pairs(records)
+    return {
+        "samples": len(records),
+        "unlabelled": sum(1 for r in records if r.feasible is None),
+        "official_abstain": sum(1 for r in records if r.official_abstain),
+        "incomplete_pairs": len(incomplete),
+        "refusal_reason_correct": sum(1 for r in records if r.feasible is False and r.refused and r.reason_correct),
+    }
 
 
 def format_summary(summary: Mapping[str, Any]) -> list[str]:

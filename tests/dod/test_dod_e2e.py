@@ -140,25 +140,23 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
     expected = expected_tallies(s, all_cases)
     for task in ("dod_no_hint", "dod_decline_hint"):
         got = res["results"][task]
-        counts = got["dod_counts,none"]
         for metric, (success, reviewed, pending, total) in expected.items():
-            block = counts[metric]
+            block = got[f"{metric}_counts,none"]
             assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (success, reviewed, pending, total), (task, metric, block)
             assert got[f"{metric},none"] == pytest.approx(success / total), (task, metric)
-            assert block["rate"] == pytest.approx(success / total)
-        # per category, recounted from the table
+        # per category, recounted from the table: metric -> [success, reviewed, pending, total]
         for category in REAL_CATEGORIES + ("maze",):
             cases = [c for c in all_cases if (c.startswith(category) or (category == "maze" and c.startswith("synthetic-maze")))]
             exp = expected_tallies(s, cases)
-            for metric, (success, reviewed, pending, total) in exp.items():
-                block = counts["by_category"][category][metric]
-                assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (success, reviewed, pending, total), (task, category, metric)
-        assert counts["samples"] == len(all_cases)
-        assert counts["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
-        st = counts["sample_statuses"]
-        assert st.get("unparsable") == 3  # two broken JSON texts + one request with no recorded output
-        assert st.get("missing_image") == 3
-        assert st.get("no_edit_judge") == 9  # 8 real-world drawn edits + the false refusal with an image
+            assert got[f"category_{category},none"] == {m: list(v) for m, v in exp.items()}, (task, category)
+        run = got["dod_run,none"]
+        assert run["samples"] == len(all_cases) and run["unlabelled"] == 0 and run["incomplete_pairs"] == 0
+        assert run["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
+        assert run["refusal_mode"] == "rules"
+        # why the pending ones are pending
+        assert got["E_counts,none"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
+        assert got["D_strict_counts,none"]["statuses"] == {"unparsable": 2, "missing_image": 1}
+        assert got["D_lenient_counts,none"]["statuses"] == {"unparsable": 2}
 
     # the prompt: decline_hint adds the card's sentence after a blank line, no_hint does not
     reminder = "If no solution exists under these constraints, state that no solution exists and briefly explain why."
