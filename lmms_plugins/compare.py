@@ -529,7 +529,7 @@ def render_text(cmp: Comparison) -> str:
 
 
 def _md_escape(s: str) -> str:
-    return str(s).replace("|", "\\|")
+    return str(s).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_markdown(cmp: Comparison) -> str:

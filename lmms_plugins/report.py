@@ -105,12 +105,22 @@ def _outcome(value: Any, status: str) -> str:
 # ------------------------------------------------------------------------------------ images
 def thumbnail(path: str | Path, px: int = THUMB_PX) -> tuple[str, tuple[int, int]] | tuple[None, str]:
     """(data URI, original size) of a downscaled copy, or (None, why it could not be read)."""
-    from lmms_plugins.utils.images import ImageError, load_rgb
+    from lmms_plugins.utils.images import ImageError, load_rgb, to_rgb
 
+    ref = str(path)
+    if ref.startswith(("http://", "https://")):
+        return None, f"remote image not embedded (the report fetches nothing): {ref}"
     try:
-        img = load_rgb(path)
+        if ref.startswith("data:image/"):  # lmms-eval logs small in-document images inline
+            from PIL import Image
+
+            img = to_rgb(Image.open(io.BytesIO(base64.b64decode(ref.split(",", 1)[1]))))
+        else:
+            img = load_rgb(ref)
     except ImageError as exc:
         return None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - a bad inline image must not stop the report
+        return None, f"inline image not readable ({type(exc).__name__})"
     size = img.size
     img.thumbnail((px, px))
     buf = io.BytesIO()
@@ -156,7 +166,7 @@ def _svg(overlay: dict, size: tuple[int, int]) -> str:
 def _figure(path: str, px: int, overlays: list[dict], role: str) -> str:
     uri, info = thumbnail(path, px)
     if uri is None:
-        return f'<div class="img missing" title="{ESC(str(path))}">image not readable: {ESC(str(info))}</div>'
+        return f'<div class="img missing" title="{ESC(str(path)[:300])}">image not readable: {ESC(str(info)[:300])}</div>'
     svgs = "".join(_svg(o, info) for o in overlays)
     caps = "".join(f'<figcaption>{ESC(str(o["caption"]))}</figcaption>' for o in overlays if o.get("caption"))
     legend = sorted({(str(s.get("label", "")), str(s.get("color", "#e8590c"))) for o in overlays for s in o.get("shapes", []) if s.get("label")})
@@ -207,7 +217,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX) -> str:
   <header><b>{ESC(task)}</b> · <code>{ESC(key)}</code> <span class="badge st-{ESC(status)}">{ESC(status)}</span>
     <span class="badge oc-{outcome}">{outcome}</span> <span class="cat">{ESC(category)}</span></header>
   <div class="verdict"><b>{ESC(mm.label if mm else metric or "no metric")}</b> = {value_txt}{f' — {ESC(str(item.get("reason")))}' if item and item.get("reason") else ""}</div>
-  <div class="io"><div class="col"><h4>input</h4>{inputs or '<p class="none">no input image logged</p>'}{_text_block(prompt, "prompt")}
+  <div class="io"><div class="col"><h4>input</h4>{inputs or '<p class="none">no input image in the samples file</p>'}{_text_block(prompt, "prompt")}
     {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
   <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
     {f"<ul class=problems>{problems}</ul>" if problems else ""}</div></div>

@@ -37,6 +37,15 @@ def _png(path: Path, colour, size=(140, 100)) -> str:
     return str(path)
 
 
+def _data_uri() -> str:
+    import base64
+    import io
+
+    buf = io.BytesIO()
+    Image.new("RGB", (30, 20), (10, 200, 10)).save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
 def make_dod_like_run(root: Path) -> Path:
     """A DoD-shaped run: 6 requests with every outcome the gallery must show."""
     imgs = root / "images"
@@ -64,7 +73,8 @@ def make_dod_like_run(root: Path) -> Path:
         record = {"case_id": case, "category": cat, "feasible": feasible, "status": status, "reason": reason}
         e = st.sample(value if feasible else None, status, reason, case, applicable=feasible, record=record, **extra)
         d = st.sample(value if not feasible else None, status, reason, case, applicable=not feasible, record=record)
-        lines.append(sample_line(i, {"E": e, "D_strict": d}, media=[inp],
+        media = [inp] if i != 3 else [_data_uri()]  # lmms-eval logs small in-document images inline
+        lines.append(sample_line(i, {"E": e, "D_strict": d}, media=media,
                                  output=output if isinstance(output, str) else json.dumps(output)))
     write_run(root / "out", {"dod_no_hint": {"E": 1 / 3, "D_strict": 1 / 3, "D_f": 0.0}}, {"dod_no_hint": lines})
     return root / "out"
@@ -107,6 +117,7 @@ def test_page_is_self_contained_with_cards_filters_and_overlays(tmp_path):
     assert "output image missing" in text and str(tmp_path / "images" / "gone.png") in text
     assert "<script>alert" not in text and "&lt;script&gt;alert" in text
     assert "editing judge: timeout after 6 tries" in text
+    assert "image not readable" not in text  # the inline (data URI) input was decoded and re-embedded
     for name in ("f-task", "f-status", "f-category", "f-outcome", "f-search", "shown-count"):
         assert f'id="{name}"' in text
 
