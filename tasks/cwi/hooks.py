@@ -14,6 +14,7 @@ import sys
 from typing import Any, Mapping
 
 from lmms_plugins.utils import status
+from lmms_plugins.utils.model_output import parse_model_output
 
 from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, rule_from_config, score
 
@@ -123,8 +124,8 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     except RuleError as exc:
         return {m: status.sample(0.0, status.ERROR, f"bad cwi_rule: {exc}", sid) for m in METRICS}
     prediction = results[0] if results else ""
-    if not isinstance(prediction, str):
-        prediction = "" if prediction is None else str(prediction)
+    # wrappers that can also return images answer json {"text", "images"}: score the text
+    prediction = parse_model_output(prediction).text
     s = score(parsed_rule, prediction, doc.get("answer"))
     extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
     acc = status.sample(s.value, s.status, s.reason, sid, **extra)

@@ -38,6 +38,13 @@ def test_process_results_metrics_and_tier():
     assert out["extraction_failure_rate"]["value"] == 1.0
 
 
+def test_json_text_image_outputs_are_unwrapped():
+    import json
+
+    raw = json.dumps({"text": "it is <answer>3,-2</answer>", "images": []})
+    assert hooks.process_results(DOC, [raw], rule=RULE)["accuracy"]["value"] == 1.0
+
+
 def test_rule_is_read_from_the_calling_task_config():
     class FakeTask:  # stands for lmms_eval's ConfigurableTask
         def __init__(self, rule):
