@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from . import maze_geometry as mg
 
 COVER_MIN = 0.04
+NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 
 
@@ -65,6 +66,9 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     added = frac[..., pcls] - (geometry.fractions[..., pcls] if geometry.fractions is not None else 0.0)
     added = np.clip(added, 0.0, 1.0)
     coverage = {(int(r), int(c)): float(added[r, c]) for r, c in zip(*np.nonzero(added > 0))}
-    covered = frozenset(cell for cell, v in coverage.items() if v >= COVER_MIN)
+    # a noisy image has path-coloured speckles everywhere: the typical cell (the median; a path
+    # covers far fewer than half the cells) sets the floor a drawn cell must clear
+    threshold = max(COVER_MIN, NOISE_FACTOR * float(np.median(added)))
+    covered = frozenset(cell for cell, v in coverage.items() if v >= threshold)
     return DrawnPath(box=box.scaled(scale), covered=covered, coverage=coverage, fractions=frac,
                      located_by=located_by)

@@ -14,10 +14,11 @@ Reasons, checked in this order:
   problem: the map, or its disagreement with ``grid_evidence``) or the *output* (the model
   returned no recognisable maze: blank, photo, another picture) is at fault;
 * ``no_path_drawn``: no cell outside the start and end carries the path colour;
+* ``maze_altered``: a cell lost its colour (a wall repainted, a passage filled, an endpoint
+  recoloured, or the whole grid warped): fewer than half of its central pixels keep the input's
+  class (``details["altered_cells"]``); cells under the path may be any mix of passage and path
+  colour, and walls under the path are left to the next check;
 * ``crosses_wall``: a wall cell is covered by the path (``details["wall_cells"]``);
-* ``maze_altered``: a cell off the path lost its colour (a wall repainted, a passage filled, an
-  endpoint recoloured): fewer than half of its central pixels keep the input's class
-  (``details["altered_cells"]``); the path's own cells may be any mix of passage and path colour;
 * ``disconnected``: the drawn cells (with start and end) fall into several 4-connected pieces:
   a gap, a diagonal jump or stray marks;
 * ``wrong_endpoint``: one connected drawing that misses the start or the end, or has a loose end
@@ -100,6 +101,8 @@ def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> lis
             elif cell == geom.goal:
                 keep = share[mg.RED] + (path_share if pcls != mg.RED else 0.0)
             elif geom.grid[r][c]:
+                if cell in drawn.covered:
+                    continue  # a wall under the path: that is crosses_wall, reported next
                 keep = share[mg.WALL]
             elif cell in drawn.covered:
                 keep = share[mg.OPEN] + path_share
@@ -119,13 +122,15 @@ def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict)
     sorted_cells = tuple(sorted(covered))
     if not drew:
         return MazeVerdict(False, "no_path_drawn", sorted_cells, details, False)
-    walls = sorted(c for c in covered if geom.grid[c[0]][c[1]])
-    if walls:
-        return MazeVerdict(False, "crosses_wall", sorted_cells, {**details, "wall_cells": [list(c) for c in walls]}, True)
+    # altered before crossed: a misplaced grid (a warped or re-drawn maze) shows as many altered
+    # cells, which must not be read as a path through walls
     altered = _altered_cells(geom, drawn, pcls)
     if altered:
         return MazeVerdict(False, "maze_altered", sorted_cells,
                            {**details, "altered_cells": [list(c) for c in altered[:20]]}, True)
+    walls = sorted(c for c in covered if geom.grid[c[0]][c[1]])
+    if walls:
+        return MazeVerdict(False, "crosses_wall", sorted_cells, {**details, "wall_cells": [list(c) for c in walls]}, True)
     cells = covered | {start, goal}
     comps = bfs.components(cells)
     if len(comps) > 1:

@@ -4,7 +4,7 @@ reason, in PNG, JPEG and rescaled form; line widths, path colours, grid evidence
 from __future__ import annotations
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageFilter
 
 from lmms_plugins.tasks.dod import maze_render as mr
 from lmms_plugins.tasks.dod.maze_corrupt import EXPECTED, INFEASIBLE_EXPECTED, corrupt, degrade
@@ -143,3 +143,43 @@ def test_grid_evidence_agreement_and_disagreement(rendered):
     # evidence of the wrong size
     v = verify_maze_edit(a, ref, {"grid": [[1] * 7] * 7, "start": [1, 1], "goal": [5, 5]})
     assert v.reason == "unreadable_grid" and v.details["side"] == "input"
+
+
+def _noisy(img, sigma):
+    import numpy as np
+
+    arr = np.asarray(img).astype(float) + np.random.default_rng(0).normal(0, sigma, (img.height, img.width, 3))
+    return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+
+
+def _tinted(img):
+    import numpy as np
+
+    arr = np.asarray(img).astype(float) * np.array([1.0, 0.95, 0.9]) + 8
+    return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+
+
+ROUGH = {
+    "blur": lambda im: im.filter(ImageFilter.GaussianBlur(2.5)),
+    "noise": lambda im: _noisy(im, 15),
+    "tint": _tinted,
+    "rotated_1deg": lambda im: im.rotate(1, resample=Image.BILINEAR, fillcolor="white"),
+    "anisotropic": lambda im: im.resize((im.width, int(im.height * 0.85)), Image.BILINEAR),
+    "jpeg_q20": lambda im: degrade(im, "jpeg20"),
+}
+
+
+@pytest.mark.parametrize("rough", sorted(ROUGH))
+def test_rough_outputs_keep_their_verdict(rough):
+    """What an image model really returns: blurred, noisy, tinted, slightly rotated or squashed."""
+    import random
+
+    pair = PAIRS[2]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    rng = random.Random(1)
+    wobbly = mr.draw_polyline(a.copy(), [(x + rng.uniform(-6, 6), y + rng.uniform(-6, 6))
+                                         for x, y in (lay.centre(c) for c in pair.path)], 9, (234, 88, 12))
+    for out, expected in ((corrupt(pair, "reference"), "ok"), (wobbly, "ok"), (corrupt(pair, "gap"), "disconnected"),
+                          (corrupt(pair, "through_wall"), "crosses_wall"), (a, "no_path_drawn")):
+        v = verify_maze_edit(a, ROUGH[rough](out))
+        assert v.reason == expected, (rough, expected, v.details)
