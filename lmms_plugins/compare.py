@@ -372,6 +372,18 @@ def _metric_n(tr: TaskResult, metric: str) -> int | None:
     return tr.n
 
 
+def task_values(task: str, tr: TaskResult) -> dict[str, float]:
+    """A task's numeric metrics, plus a headline number a benchmark keeps only inside its summary dict:
+    ABACUS groups report Score (a product of pooled means, not a mean) only in ``abacus_leaderboard``."""
+    out = {m: float(v) for m, v in tr.values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if benchmark_of(task) == "abacus" and not any((map_metric(task, m) or MetricMap("", "", "", "")).community_metric == "Score" for m in out):
+        for v in tr.values.values():
+            if isinstance(v, dict) and isinstance(v.get("score"), (int, float)) and not isinstance(v.get("score"), bool):
+                out["abacus_score"] = float(v["score"])
+                break
+    return out
+
+
 def build(runs: list[Run]) -> Comparison:
     blocks: list[Block] = []
     warnings: list[str] = []
@@ -387,8 +399,8 @@ def build(runs: list[Run]) -> Comparison:
         metrics = []
         for r in runs:
             tr = r.tasks.get(task)
-            for m, v in (tr.values.items() if tr else ()):
-                if m not in metrics and isinstance(v, (int, float)) and not isinstance(v, bool):
+            for m in (task_values(task, tr) if tr else {}):
+                if m not in metrics:
                     metrics.append(m)
         for metric in metrics:
             mm = map_metric(task, metric)
@@ -400,9 +412,9 @@ def build(runs: list[Run]) -> Comparison:
             entries, notes = [], []
             for r in runs:
                 tr = r.tasks.get(task)
-                if tr is None or not isinstance(tr.values.get(metric), (int, float)):
+                raw = task_values(task, tr).get(metric) if tr else None
+                if raw is None:
                     continue
-                raw = float(tr.values[metric])
                 if math.isnan(raw):
                     notes.append(f"{r.label}: no value (NaN: no sample the metric applies to)")
                     continue

@@ -143,6 +143,19 @@ def test_abacus_names_map_to_the_operation_tier_rows(tmp_path):
     assert "ABACUS README: Score by operation and difficulty tier" in cmp.text and "DIS optical flow" in cmp.text
 
 
+def test_abacus_group_score_comes_from_the_pooled_leaderboard(tmp_path):
+    # lmms-eval groups average metrics; ABACUS keeps the pooled Score (product of means) in its summary dict
+    pooled = {"n": 90, "cf": 0.5, "sc": 0.8, "oc": 0.7, "score": 0.28, "ci95": "per task"}
+    write_run(tmp_path / "run", {"abacus": {"abacus_count_fidelity": 0.5, "abacus_scene_consistency": 0.8,
+                                            "abacus_conservation": 0.7, "abacus_leaderboard": pooled}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    score = next(b for b in cmp.blocks if b.mm.community_metric == "Score")
+    assert score.metric == "abacus_score" and score.settings == ("all",)
+    assert score.entries[0].value == 0.28 and score.entries[0].rank == 3  # below 0.31 and 0.29
+    assert score.entries[0].ci is None  # a string, not an interval
+    assert "ABACUS README: Leaderboard" in cmp.text
+
+
 def test_cli_main_writes_files_and_fails_clearly(tmp_path, capsys):
     cwi_run(tmp_path / "a", [True, False, True, True])
     assert C.main([str(tmp_path / "a"), "--out", str(tmp_path / "o")]) == 0
