@@ -186,10 +186,20 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.
         edit_ok, edit_reason, edit_status = _judge_edit(label, input_path, Path(out.image), doc)
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
-    return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok,
+    drew_path = _drew_maze_path(label, input_path, Path(out.image)) if (label.is_maze and not label.feasible and has_image) else None
+    return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
                           status=status, reason=reason)
+
+
+def _drew_maze_path(label, input_path: Path, output_path: Path) -> bool | None:
+    """Infeasible maze with an image: did the model draw a (necessarily illegal) path anyway?"""
+    try:
+        from lmms_plugins.tasks.dod.maze_verify import drew_path_anyway
+    except ImportError:
+        return None
+    return bool(drew_path_anyway(str(input_path), str(output_path), label.grid_evidence))
 
 
 def _judge_edit(label, input_path: Path, output_path: Path, doc: Mapping) -> tuple[bool | None, str, str]:

@@ -52,6 +52,7 @@ class SampleRecord:
     official_abstain: bool = False
     reason_correct: bool | None = None  # refusal judge: does the stated reason match the ground truth?
     edit_reason: str = ""
+    maze_drew_path: bool | None = None  # infeasible maze with an image: a start-to-end path drawn anyway?
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""
 
@@ -264,6 +265,8 @@ def run_facts(records: Iterable[SampleRecord]) -> dict[str, Any]:
         "official_abstain": sum(1 for r in records if r.official_abstain),
         "incomplete_pairs": len(incomplete),
         "refusal_reason_correct": sum(1 for r in records if r.feasible is False and r.refused and r.reason_correct),
+        # infeasible mazes answered with an image in which a start-to-end path was drawn (through a wall)
+        "maze_infeasible_path_drawn": sum(1 for r in records if r.maze_drew_path),
     }
 
 

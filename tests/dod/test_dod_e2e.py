@@ -84,7 +84,8 @@ def scenarios(root: Path, out_dir: Path) -> dict[str, tuple[dict | None, dict]]:
     s["synthetic-maze-001-infeasible"] = ({"text": ABSTAIN}, {"D_strict": 1, "D_lenient": 1})
     same2 = image("maze2-unchanged", "image/synthetic-maze-002-A.png")
     s["synthetic-maze-002-feasible"] = ({"text": DRAWN, "image": same2}, {"E": maze_e("synthetic-maze-002-feasible", same2), "D_f": 0})
-    s["synthetic-maze-002-infeasible"] = ({"text": MAZE_HYPOTHETICAL, "image": image("maze2-b", "image/synthetic-maze-002-B.png")},
+    # the infeasible map answered with the feasible map's solution: a path drawn anyway (through the cut)
+    s["synthetic-maze-002-infeasible"] = ({"text": MAZE_HYPOTHETICAL, "image": image("maze2-b", "image/synthetic-maze-002-A-reference.png")},
                                           {"D_strict": 0, "D_lenient": 0})
     return s
 
@@ -137,6 +138,11 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
            "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
     res = run_lmms_eval("dod", "replay", f"outputs={outputs}", out_dir=tmp_path / "run", env=env)
 
+    from lmms_plugins.tasks.dod.maze_verify import drew_path_anyway
+
+    labels = {r["case_id"]: r for r in read_jsonl(root / "ground_truth_criteria.jsonl")}
+    drawn_anyway = int(drew_path_anyway(str(root / "image/synthetic-maze-002-B.png"), s["synthetic-maze-002-infeasible"][0]["image"],
+                                        labels["synthetic-maze-002-infeasible"].get("grid_evidence")))
     expected = expected_tallies(s, all_cases)
     for task in ("dod_no_hint", "dod_decline_hint"):
         got = res["results"][task]
@@ -153,6 +159,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
         assert run["samples"] == len(all_cases) and run["unlabelled"] == 0 and run["incomplete_pairs"] == 0
         assert run["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
         assert run["refusal_mode"] == "rules"
+        assert run["maze_infeasible_path_drawn"] == drawn_anyway
         # why the pending ones are pending
         assert got["E_counts,none"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
         assert got["D_strict_counts,none"]["statuses"] == {"unparsable": 2, "missing_image": 1}
@@ -169,3 +176,56 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
         for sample in res["_samples"][task]:
             args = json.dumps(sample.get("arguments", sample.get("input", "")))
             assert "Moving and staying in place contradict" not in args
+
+
+@pytest.mark.e2e
+def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, run_lmms_eval):
+    """LMMS_PLUGINS_DOD_REFUSAL=judge with a real HTTP judge on 127.0.0.1: refusal and editing
+    verdicts reach the metrics; a second CLI run (a new process) makes no judge call."""
+    from judge_server import FakeJudgeServer, image_urls, message_text
+
+    root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
+    out_imgs = tmp_path / "model_out"
+    out_imgs.mkdir()
+    rows = []
+    good_edit = REAL_CATEGORIES[:3]  # the judge accepts these edits
+    refusing = {REAL_CATEGORIES[i] for i in (0, 1, 3, 4)}  # infeasible answered with a refusal
+    for cat in REAL_CATEGORIES:
+        from PIL import Image
+
+        target = out_imgs / f"{cat}.png"
+        Image.open(root / f"image/{cat}-1_groundtruth.png").save(target)
+        rows.append({"key": f"{cat}-1-feasible", "text": DRAWN + f" [{cat}]", "image": str(target)})
+        rows.append({"key": f"{cat}-1-infeasible", "text": (REFUSAL if cat in refusing else HYPOTHETICAL_DRAW) + f" [{cat}]",
+                     "image": None if cat in refusing else str(target)})
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in rows))
+    conclusion = "The square cannot both move and stay where it is, so the request is impossible."
+
+    def handler(request):
+        text = message_text(request)
+        if image_urls(request):
+            ok = any(f"scene 1" in text and c.replace("_", " ") in text for c in good_edit)
+            return json.dumps({"task_image_correct": ok, "unrelated_content_preserved": True, "reason": "checked"})
+        if conclusion in text:
+            return json.dumps({"concludes_infeasible": True, "reason_correct": True, "evidence": conclusion, "reason": "explicit"})
+        return json.dumps({"concludes_infeasible": False, "reason_correct": None, "evidence": "", "reason": "none"})
+
+    with FakeJudgeServer(handler) as server:
+        env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DOD_REFUSAL": "judge",
+               "LMMS_PLUGINS_JUDGE_BASE_URL": server.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
+               "LMMS_PLUGINS_JUDGE_CACHE": str(tmp_path / "judge_cache")}
+        first = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run1", env=env, log_samples=False)
+        calls = server.calls
+        assert calls == 6 * 2 + 6  # feasible: refusal + edit question; infeasible: refusal question
+        second = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run2", env=env, log_samples=False)
+        assert server.calls == calls  # everything served from the cache
+    for res in (first, second):
+        got = res["results"]["dod_no_hint"]
+        assert got["E,none"] == pytest.approx(3 / 6)
+        assert got["E_counts,none"] == {"success": 3, "reviewed": 6, "pending": 0, "total": 6}
+        assert got["D_strict,none"] == pytest.approx(4 / 6) and got["D_lenient,none"] == pytest.approx(4 / 6)
+        assert got["D_f,none"] == 0.0
+        assert got["pair_success,none"] == pytest.approx(2 / 6)  # categories 0 and 1: good edit and refusal
+        assert got["dod_run,none"]["refusal_mode"] == "judge"
+        assert got["dod_run,none"]["refusal_reason_correct"] == 4
