@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import html
 import io
 import json
@@ -105,6 +106,16 @@ def _outcome(value: Any, status: str) -> str:
 # ------------------------------------------------------------------------------------ images
 def thumbnail(path: str | Path, px: int = THUMB_PX) -> tuple[str, tuple[int, int]] | tuple[None, str]:
     """(data URI, original size) of a downscaled copy, or (None, why it could not be read)."""
+    ref = str(path)
+    try:
+        stamp = Path(ref).stat().st_mtime_ns if not ref.startswith("data:") else 0
+    except OSError:
+        stamp = -1
+    return _thumbnail(ref, px, stamp)
+
+
+@functools.lru_cache(maxsize=512)  # DoD pairs share their input image: encode it once
+def _thumbnail(path: str, px: int, _stamp: int) -> tuple[str, tuple[int, int]] | tuple[None, str]:
     from lmms_plugins.utils.images import ImageError, load_rgb, to_rgb
 
     ref = str(path)
