@@ -201,19 +201,31 @@ class JudgeClient:
     # ---------------------------------------------------------------- public
     def complete(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Mapping[str, Any]] | Callable[[], Sequence[Mapping[str, Any]]],
         *,
         prompt_version: str,
         parse: Callable[[str], Any] | None = None,
         attempts: int = 3,
         temperature: float = 0.0,
         max_tokens: int | None = None,
+        key_data: Any = None,
     ) -> JudgeResult:
-        """Ask the judge; return the first answer that ``parse`` accepts (cached when possible)."""
+        """Ask the judge; return the first answer that ``parse`` accepts (cached when possible).
+
+        ``messages`` may be a function that builds them: with ``key_data`` (any JSON-able value
+        that determines the messages, e.g. the prompt text and the image files' sha256), the cache
+        key is computed from ``key_data`` instead, and the messages (base64 images) are only built
+        on a cache miss, so a re-run costs no image encoding.
+        """
         if not prompt_version:
             raise ValueError("prompt_version is required: it is part of the cache key")
-        messages = [dict(m) for m in messages]
-        key = cache_key(self.config.model, prompt_version, messages)
+        if key_data is not None:
+            key = cache_key(self.config.model, prompt_version, [{"key_data": key_data}])
+        else:
+            if callable(messages):
+                messages = messages()
+            messages = [dict(m) for m in messages]
+            key = cache_key(self.config.model, prompt_version, messages)
         # One thread per key at a time: a second thread asking the same question waits and then
         # reads the cache instead of paying for the same call.
         with self._key_lock(key):
@@ -222,6 +234,8 @@ class JudgeClient:
                 with self._lock:
                     self.cache_hits += 1
                 return hit
+            if callable(messages):
+                messages = [dict(m) for m in messages()]
             calls = 0
             last_problem = ""
             for answer_no in range(1, max(1, attempts) + 1):
@@ -379,6 +393,15 @@ def image_part(image_or_path: Any, *, max_side: int = 1024, fmt: str = "JPEG", q
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{b64}"}}
 
 
+def file_digest(path: str | os.PathLike) -> str:
+    """sha256 of a file's bytes: identifies an image in ``key_data`` without decoding it."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def text_part(text: str) -> dict:
     return {"type": "text", "text": text}
 
@@ -426,6 +449,7 @@ __all__ = [
     "cache_key",
     "default_cache_dir",
     "extract_json",
+    "file_digest",
     "image_part",
     "text_part",
 ]

@@ -136,14 +136,8 @@ def _process_results(doc, results):
         why = "; ".join(out.problems) or "the model returned no image"
         return _zero(doc, st.MISSING_IMAGE, why)
 
-    from lmms_plugins.tasks.grade.judging import image_part, judge_sample, shared_client
-    from lmms_plugins.utils.images import ImageError
+    from lmms_plugins.tasks.grade.judging import BadDatasetImage, BadEditedImage, judge_sample, shared_client
     from lmms_plugins.utils.judge_client import JudgeError
-
-    try:
-        edited = image_part(out.image)
-    except ImageError as exc:
-        return _zero(doc, st.BAD_IMAGE, str(exc))
 
     def pending(state: str, reason: str) -> dict:
         return _record(doc, state, reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,
@@ -155,15 +149,14 @@ def _process_results(doc, results):
         state = MISSING_VERDICT if verdicts is not None else st.JUDGE_ERROR
         return pending(state, f"no verdict for {', '.join(need)}: {exc}" if verdicts is not None else str(exc))
     try:
-        original = image_part(doc["image_path"])
-        reference = image_part(doc["gt"])
-    except ImageError as exc:
+        judged = judge_sample(
+            client, instruction=doc["text"], questions=questions, consistency_type=doc["consistency"],
+            original=doc["image_path"], edited=out.image, reference=doc["gt"], need=need,
+        )
+    except BadEditedImage as exc:
+        return _zero(doc, st.BAD_IMAGE, str(exc))
+    except BadDatasetImage as exc:
         return pending(st.MISSING_DATA, f"dataset image unusable: {exc}")
-
-    judged = judge_sample(
-        client, instruction=doc["text"], questions=questions, consistency_type=doc["consistency"],
-        original=original, edited=edited, reference=reference, need=need,
-    )
     source.append("judge")
     if "R" in need:
         R = judged.R.value

@@ -105,14 +105,9 @@ def _questions_text(questions: Sequence[Question]) -> str:
     return "Checkpoints:\n" + "\n".join(f"{q.id}: {q.question}" for q in questions)
 
 
-def reasoning_messages(prompt: Prompt, instruction: str, questions: Sequence[Question], original, edited, reference) -> list:
+def reasoning_messages(system: str, questions: Sequence[Question], original, edited, reference) -> list:
     from lmms_plugins.utils.judge_client import text_part
 
-    system = prompt.render(
-        instruction=instruction,
-        questions=list(questions),
-        questions_json=json.dumps([q.__dict__ for q in questions], ensure_ascii=False),
-    )
     return [
         {"role": "system", "content": system},
         {
@@ -130,11 +125,11 @@ def reasoning_messages(prompt: Prompt, instruction: str, questions: Sequence[Que
     ]
 
 
-def consistency_messages(prompt: Prompt, instruction: str, original, edited) -> list:
+def consistency_messages(system: str, original, edited) -> list:
     from lmms_plugins.utils.judge_client import text_part
 
     return [
-        {"role": "system", "content": prompt.render(instruction=instruction, questions=[], questions_json="[]")},
+        {"role": "system", "content": system},
         {
             "role": "user",
             "content": [
@@ -147,20 +142,65 @@ def consistency_messages(prompt: Prompt, instruction: str, original, edited) -> 
     ]
 
 
-def readability_messages(prompt: Prompt, edited) -> list:
+def readability_messages(system: str, edited) -> list:
     from lmms_plugins.utils.judge_client import text_part
 
     return [
-        {"role": "system", "content": prompt.render(instruction="", questions=[], questions_json="[]")},
+        {"role": "system", "content": system},
         {"role": "user", "content": [text_part("The image to assess:"), edited]},
     ]
 
 
-def _ask(client, messages, prompt: Prompt, parse) -> DimensionResult:
+MESSAGE_LAYOUT = "grade-messages-1"  # bump when the message layout below changes (part of the cache key)
+
+
+class BadEditedImage(Exception):
+    """The model's output image cannot be read (status bad_image)."""
+
+
+class BadDatasetImage(Exception):
+    """The dataset's input or reference image cannot be read (status missing_data)."""
+
+
+class _Images:
+    """The sample's images: sha256 of the files (cheap, for cache keys) and JPEG parts (built once, on a miss)."""
+
+    def __init__(self, original, edited, reference):
+        self.paths = {"original": original, "edited": edited, "reference": reference}
+        self._parts: dict[str, dict] = {}
+        self._digests: dict[str, str] = {}
+
+    def _fail(self, name: str, exc: Exception) -> Exception:
+        cls = BadEditedImage if name == "edited" else BadDatasetImage
+        return cls(f"{name} image: {exc}")
+
+    def digest(self, name: str) -> str:
+        from lmms_plugins.utils.judge_client import file_digest
+
+        if name not in self._digests:
+            try:
+                self._digests[name] = file_digest(self.paths[name])
+            except OSError as exc:
+                raise self._fail(name, exc) from None
+        return self._digests[name]
+
+    def part(self, name: str) -> dict:
+        from lmms_plugins.utils.images import ImageError
+
+        if name not in self._parts:
+            try:
+                self._parts[name] = image_part(self.paths[name])
+            except (ImageError, OSError) as exc:
+                raise self._fail(name, exc) from None
+        return self._parts[name]
+
+
+def _ask(client, build, key_data: dict, prompt: Prompt, parse) -> DimensionResult:
     from lmms_plugins.utils.judge_client import JudgeError
 
+    key_data = {"layout": MESSAGE_LAYOUT, "max_side": MAX_SIDE, **key_data}
     try:
-        res = client.complete(messages, prompt_version=prompt.version, parse=parse, attempts=ANSWER_ATTEMPTS)
+        res = client.complete(build, prompt_version=prompt.version, parse=parse, attempts=ANSWER_ATTEMPTS, key_data=key_data)
     except JudgeError as exc:
         return DimensionResult(value=None, error=str(exc))
     detail = res.value
@@ -181,27 +221,41 @@ def judge_sample(
 ) -> JudgedSample:
     """Ask the judge the dimensions in ``need`` (others come back as pending with no call).
 
-    Images are content parts made by :func:`image_part` (each encoded once, sent up to three
-    times). A judge failure on one dimension leaves that dimension
-    pending (value None, the error kept) and does not stop the others.
+    Images are file paths. The cache key of each call holds the rendered prompt, the questions
+    and the sha256 of the image files, so a re-run decodes no image. A judge failure on one
+    dimension leaves it pending (value None, the error kept) and does not stop the others.
+    Raises :class:`BadEditedImage` / :class:`BadDatasetImage` when an image cannot be read.
     """
     prompts = prompts or {n: load_prompt(n) for n in PROMPT_NAMES}
     skipped = DimensionResult(value=None, error="not asked")
     qs = list(questions)
+    imgs = _Images(original, edited, reference)
 
     R = skipped
     if "R" in need:
-        msgs = reasoning_messages(prompts["reasoning"], instruction, qs, original, edited, reference)
-        R = _ask(client, msgs, prompts["reasoning"], functools.partial(_parse_rubric, qs))
+        p = prompts["reasoning"]
+        variables = dict(instruction=instruction, questions=qs,
+                         questions_json=json.dumps([q.__dict__ for q in qs], ensure_ascii=False))
+        system = p.render(**variables)
+        key = {"dim": "R", "system": system, "questions": _questions_text(qs),
+               "images": [imgs.digest("original"), imgs.digest("edited"), imgs.digest("reference")]}
+        build = lambda: reasoning_messages(system, qs, imgs.part("original"), imgs.part("edited"), imgs.part("reference"))  # noqa: E731
+        R = _ask(client, build, key, p, functools.partial(_parse_rubric, qs))
     C: DimensionResult | None = None
     if consistency_type != "none":
         C = skipped
         if "C" in need:
-            prompt = prompts[f"consistency_{consistency_type}"]
-            C = _ask(client, consistency_messages(prompt, instruction, original, edited), prompt, _parse_scale_text)
+            p = prompts[f"consistency_{consistency_type}"]
+            system = p.render(instruction=instruction, questions=[], questions_json="[]")
+            key = {"dim": "C", "system": system, "images": [imgs.digest("original"), imgs.digest("edited")]}
+            build = lambda: consistency_messages(system, imgs.part("original"), imgs.part("edited"))  # noqa: E731
+            C = _ask(client, build, key, p, _parse_scale_text)
     L = skipped
     if "L" in need:
-        L = _ask(client, readability_messages(prompts["readability"], edited), prompts["readability"], _parse_scale_text)
+        p = prompts["readability"]
+        system = p.render(instruction=instruction, questions=[], questions_json="[]")
+        key = {"dim": "L", "system": system, "images": [imgs.digest("edited")]}
+        L = _ask(client, lambda: readability_messages(system, imgs.part("edited")), key, p, _parse_scale_text)
     return JudgedSample(R=R, C=C, L=L)
 
 

@@ -318,3 +318,31 @@ def test_config_from_env(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV_TIMEOUT, "soon")
     with pytest.raises(JudgeError, match=ENV_TIMEOUT):
         JudgeConfig.from_env()
+
+
+def test_key_data_builds_messages_only_on_a_miss(server, tmp_path):
+    server.handler = lambda req: '{"answer": "yes"}'
+    built = []
+
+    def build():
+        built.append(1)
+        return MESSAGES
+
+    client, _ = make_client(server, tmp_path)
+    key = {"prompt": "p", "image_sha256": ["abc"]}
+    assert client.complete(build, prompt_version="v1", parse=parse_answer, key_data=key).cached is False
+    assert len(built) == 1 and server.requests[0]["messages"] == MESSAGES
+    again, _ = make_client(server, tmp_path)
+    res = again.complete(build, prompt_version="v1", parse=parse_answer, key_data=key)
+    assert res.cached and len(built) == 1 and server.calls == 1  # a hit encodes nothing
+    again.complete(build, prompt_version="v1", parse=parse_answer, key_data={**key, "image_sha256": ["abd"]})
+    assert len(built) == 2 and server.calls == 2
+
+
+def test_file_digest(tmp_path):
+    import hashlib
+
+    from lmms_plugins.utils.judge_client import file_digest
+
+    (tmp_path / "a.bin").write_bytes(b"x" * 3_000_000)
+    assert file_digest(tmp_path / "a.bin") == hashlib.sha256(b"x" * 3_000_000).hexdigest()
