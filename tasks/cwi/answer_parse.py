@@ -71,7 +71,7 @@ def find_span(text: str) -> str | None:
 def _number(tok: str) -> int | float:
     if len(tok) > MAX_NUMBER_CHARS:
         raise _Reject(f"number with more than {MAX_NUMBER_CHARS} characters")
-    if any(c in tok for c in ".eE"):
+    if "." in tok or "e" in tok or "E" in tok:
         v = float(tok)
         if not math.isfinite(v):
             raise _Reject(f"number {tok[:20]!r} is not finite")

@@ -22,6 +22,7 @@ Pure: no lmms-eval, no numpy. Every result is a :class:`Score` that says what wa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -366,10 +367,16 @@ def read_value(rule: Rule, text: str, *, require_span: bool):
         return None, str(exc), parsed.span
 
 
+@functools.lru_cache(maxsize=8192)
+def _read_gold(rule: Rule, gold: str):
+    # a task has few distinct gold strings per run and each is scored many times
+    return read_value(rule, gold, require_span=False)
+
+
 def score(rule: Rule | Mapping, prediction: str, gold: str) -> Score:
     """Score one prediction (model output containing ``<answer>…</answer>``) against ``gold``."""
     rule = rule_from_config(rule)
-    g, why, _ = read_value(rule, gold, require_span=False)
+    g, why, _ = _read_gold(rule, gold) if isinstance(gold, str) else read_value(rule, gold, require_span=False)
     if why is not None:
         return Score(False, BAD_GOLD, f"gold answer unreadable: {why}", None, None, None)
     p, why, span = read_value(rule, prediction, require_span=True)

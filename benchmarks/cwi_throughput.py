@@ -1,0 +1,106 @@
+"""CwI throughput: scoring (parser + rule) vs reading the answers; generation vs PNG encoding.
+
+    python benchmarks/cwi_throughput.py [--n 100000] [--gen-items 20]
+
+1. Scoring: n model outputs in mixed spellings across the rule kinds, each scored against its
+   gold with the task's YAML rule; next to it, the floor: reading the same n outputs from a
+   samples JSONL file (one json.loads per line), as a run's logged samples are read.
+2. Generation: items per second of each generator, next to the time spent PNG-encoding the same
+   images (what writing the parquet costs anyway).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+import time
+
+from lmms_plugins.tasks.cwi import generate
+from lmms_plugins.tasks.cwi.rules import score
+from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+
+# (task, gold, prediction templates) covering every rule kind
+CASES = [
+    ("alignment", "3,-2", ["<answer>{a},{b}</answer>", "Reasoning... <answer>dx={a}, dy={b}</answer>", "<answer>({a}, {b})</answer>"]),
+    ("peak_count", "7", ["<answer>{a}</answer>", "count is <answer>count: {a}</answer>"]),
+    ("jigsaw", "[2,0,1,3]", ["<answer>[{a},0,1,3]</answer>", "<answer>{a} 0 1 3</answer>"]),
+    ("anomaly_v2", "[[0,3],[2,1]]", ["<answer>[[0,{a}],[2,1]]</answer>"]),
+    ("transform_chain", "dx=3, dy=-2, rot_k=1, fliph=0", ["<answer>dx={a}, dy={b}, rot_k=1, fliph=0</answer>"]),
+    ("unshuffle2d", "rows=[2,0,1]; cols=[1,2,0]", ["<answer>rows=[2,0,1]; cols=[1,{a},0]</answer>"]),
+    ("ring_rotor", "ring=2, angle=135.0", ["<answer>ring=2, angle={a}.5</answer>"]),
+    ("rot_scale", "angle=45.0, scale=1.2", ["<answer>angle={a}°, scale=1.2</answer>"]),
+    ("double_exposure", "[30,-50]", ["<answer>[{a},{b}]</answer>"]),
+    ("brightest_blob", "240,130", ["<answer>({a}, {b}) px</answer>"]),
+    ("sub_rect_swap", "[[0,0,100,100],[500,500,700,700]]", ["<answer>[[0,0,10{a},100],[500,500,700,70{b}]]</answer>"]),
+    ("restore_then_measure", "37.5", ["<answer>3{a}.5%</answer>"]),
+    ("swatch_rgb", "120,64,200", ["<answer>RGB(12{a}, 6{b}, 200)</answer>"]),
+]
+
+
+def make_predictions(n: int, seed: int = 0):
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        task, gold, templates = CASES[rnd.randrange(len(CASES))]
+        text = rnd.choice(templates).format(a=rnd.randint(0, 9), b=-rnd.randint(0, 9))
+        if rnd.random() < 0.3:
+            text = "Let me write some code to measure this. " * rnd.randint(1, 20) + text
+        out.append((task, gold, text))
+    return out
+
+
+def bench_scoring(n: int) -> dict:
+    preds = make_predictions(n)
+    rules = {t: rule_for_task(t) for t, _, _ in CASES}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "samples.jsonl")
+        with open(path, "w", encoding="utf-8") as fh:
+            for i, (task, gold, text) in enumerate(preds):
+                fh.write(json.dumps({"doc_id": i, "task": task, "target": gold, "resps": [[text]], "filtered_resps": [text]}) + "\n")
+        t0 = time.perf_counter()
+        with open(path, encoding="utf-8") as fh:
+            read = [(r["task"], r["target"], r["filtered_resps"][0]) for r in map(json.loads, fh)]
+        t_read = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    correct = sum(score(rules[task], text, gold).correct for task, gold, text in read)
+    t_score = time.perf_counter() - t0
+    return {"n": n, "read_per_s": n / t_read, "score_per_s": n / t_score, "ratio": t_score / t_read, "correct": correct}
+
+
+def bench_generation(items: int) -> list[dict]:
+    rows = []
+    for task in generate.available_tasks():
+        mod = generate.load_generator(task)
+        t_gen = t_png = 0.0
+        for i in range(items):
+            t0 = time.perf_counter()
+            it = mod.generate(generate.item_rng(99, task, "test", i), generate.tier_of(i, items))
+            t1 = time.perf_counter()
+            generate.png_bytes(it.image)
+            if it.image_2 is not None:
+                generate.png_bytes(it.image_2)
+            t_png += time.perf_counter() - t1
+            t_gen += t1 - t0
+        rows.append({"task": task, "items_per_s": items / t_gen, "png_ms": 1000 * t_png / items, "gen_ms": 1000 * t_gen / items})
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--gen-items", type=int, default=20)
+    args = p.parse_args(argv)
+    s = bench_scoring(args.n)
+    print(f"scoring {s['n']} predictions: parser+rule {s['score_per_s']:,.0f}/s; reading them from a samples "
+          f"JSONL {s['read_per_s']:,.0f}/s; scoring costs {s['ratio']:.2f}x the read ({s['correct']} correct)")
+    print("\n| task | items/s | generate ms/item | PNG encode ms/item | generate / PNG |\n|---|---|---|---|---|")
+    for r in bench_generation(args.gen_items):
+        print(f"| {r['task']} | {r['items_per_s']:.1f} | {r['gen_ms']:.1f} | {r['png_ms']:.1f} | {r['gen_ms'] / r['png_ms']:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
