@@ -111,20 +111,24 @@ _PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # "there is no way to reach the end"
     ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other)\s+)?way\s+to\s+{_TASK_VERBS}\b", re.I), "plain"),
     # "a solution does not exist", "a legal one does not exist"
-    ("no_solution", re.compile(r"\b(?:solution|path|route|edit|one|answer|output)s?\s+(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not)\s+exist\b", re.I), "plain"),
+    ("no_solution", re.compile(r"\b(?:solution|path|route|edit|one|answer|output|way)s?\b[^.,;:!?]{0,60}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not)\s+exist\b", re.I), "plain"),
     # "this maze has no solution", "I found no route to the goal"
     ("no_solution", re.compile(r"\b(?:has|have|with|found|find)\s+no\s+(?:(?:valid|legal|possible|feasible|correct)\s+)?(?:solution|path|route|answer)s?\b", re.I), "noun"),
     # "Verdict: infeasible."
-    ("verdict", re.compile(r"^(?:verdict|conclusion|answer|result|final\s+answer|short\s+answer)\s*:\s*(?:no\b|infeasible|impossible|unsolvable|not\s+(?:feasible|possible|solvable))", re.I), "plain"),
+    ("verdict", re.compile(r"^(?:verdict|conclusion|answer|result|final\s+answer|short\s+answer)\s*(?::|-|–|—)\s*(?:no\b|infeasible|impossible|unsolvable|not\s+(?:feasible|possible|solvable))", re.I), "plain"),
+    ("verdict", re.compile(r"^no\s+(?:(?:valid|legal|possible|feasible)\s+)?(?:solution|path|route)s?\s*[.!]?$", re.I), "plain"),
     # "the request is impossible", "it is not possible to connect the start and the end"
     ("impossible", re.compile(rf"\b(?:is|are|'s|was\s+found\s+to\s+be|proves?\s+to\s+be|remains?|becomes?)\s+{_ADVERBS}{_ADJ}\b", re.I), "adjective"),
+    ("impossible", re.compile(rf"\b(?:isn't|aren't|is\s+not|are\s+not)\s+{_ADVERBS}(?:possible|feasible|solvable|achievable|satisfiable|doable)\b", re.I), "adjective"),
+    # "which makes this maze impossible", "that renders the request unsatisfiable"
+    ("impossible", re.compile(rf"\b(?:makes?|making|renders?|rendering)\s+(?:this|the|that|it|such\s+an?)\s*(?:\w+\s+)?{_ADJ}\b", re.I), "adjective"),
     ("impossible", re.compile(r"\b(?:an?|this|such\s+an?)\s+(?:impossible|infeasible|unsolvable|unsatisfiable)\s+(?:request|task|edit|instruction|maze|puzzle|demand)\b", re.I), "plain"),
     ("impossible", re.compile(r"\bis\s+out\s+of\s+the\s+question\b", re.I), "plain"),
     # "the requirements contradict each other", "the edit contradicts itself"
     ("contradiction", re.compile(r"\b(?:contradicts?\s+(?:itself|each\s+other|one\s+another)|(?:requirements|constraints|conditions|instructions)\s+(?:directly\s+)?(?:conflict|contradict))\b", re.I), "plain"),
     # "the end is walled off", "the start and the end lie in separate regions"
     ("disconnected", re.compile(
-        r"\b(?:are|is|remains?|lies?)\s+(?:completely\s+|fully\s+|entirely\s+)?(?:disconnected|not\s+connected|separated|isolated|cut\s+off|walled\s+off|sealed\s+off|boxed\s+in|enclosed|closed\s+off|in\s+(?:different|separate)\s+(?:regions|components|parts))\b",
+        r"\b(?:are|is|remains?|lies?)\s+(?:completely\s+|fully\s+|entirely\s+)?(?:disconnected|not\s+connected|separated|isolated|cut\s+off|walled\s+off|sealed\s+off|boxed\s+in|enclosed|closed\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas))\b",
         re.I), "endpoint"),
     ("disconnected", re.compile(r"\b(?:start|green(?:\s+cell|\s+square)?)\s+(?:cannot|can't|can\s+not|can\s+never|could\s+never)\s+reach\b", re.I), "plain"),
     ("disconnected", re.compile(r"\b(?:all|every)\s+(?:possible\s+)?(?:routes?|paths?|ways?|corridors?|directions?|options?)\b[^.;:!?]{0,50}?\b(?:blocked|dead\s+ends?|fail|sealed)\b", re.I), "endpoint_loose"),
@@ -144,12 +148,17 @@ _BLOCKING_CUES = re.compile(
     r"stating|says|said|asks?|asked|reminds?|reminder|told|call|calls|called|concluding|conclude\s+yet)\b|n't\b",
     re.I,
 )
-# Where a clause starts: punctuation or a connective.
-_CLAUSE_START = re.compile(r"[,;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|given\s+that|and\s+so|then)\b", re.I)
+# Where a clause starts: punctuation (not the comma inside a coordinate such as (2,5)) or a connective.
+_CLAUSE_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|given\s+that|and\s+so|then)\b", re.I)
 # A qualifier right after "no path" that narrows it to one place: a failed attempt, not a conclusion.
 _LOCAL = re.compile(
     r"^\s*(?:through|via|past|around|along|down|up|in\s+this|this\s+way|that\s+way|from\s+(?:here|this|that|there|\(|cell|position|row|col)|"
     r"here\b|on\s+the\s+(?:left|right)|to\s+the\s+(?:left|right)|(?:left|right)ward|beyond|into|out\s+of\s+(?:this|that)|directly)",
+    re.I,
+)
+# "the route via (2,5) is impossible", "moving to (3,4) is impossible": one step, not the task
+_LOCAL_SUBJECT = re.compile(
+    r"\(\s*\d+\s*,\s*\d+\s*\)|\b(?:route|path|way|branch|corridor|direction|move|step|option)s?\s+(?:via|through|along|past|into|around|down|up)\b",
     re.I,
 )
 _ENDPOINT_WORDS = re.compile(r"\b(?:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two)\b", re.I)
@@ -199,6 +208,8 @@ def _check(kind: str, sentence: str, m: re.Match) -> str:
     if kind == "noun" and re.search(r"(?:path|route|way|passage)s?$", m.group(0), re.I) and _LOCAL.match(after):
         return "narrowed to one place (a failed attempt, not the task)"
     if kind == "adjective":
+        if _LOCAL_SUBJECT.search(prefix):
+            return "about one route or cell, not the task (a failed attempt)"
         to_verb = re.match(r"\s+to\s+(\w+(?:\s+\w+)?)", after)
         if to_verb and not re.match(_TASK_VERBS + r"\b", to_verb.group(1), re.I):
             return f"'impossible to {to_verb.group(1)}' is about a rule, not the task"
@@ -213,7 +224,7 @@ def _check(kind: str, sentence: str, m: re.Match) -> str:
         return "not about the start or the end"
     if kind == "endpoint_loose" and not _ENDPOINT_WORDS.search(sentence):
         return "not about the start or the end"
-    if kind == "first_person" and not _REASON.search(after):
+    if kind == "first_person" and not _REASON.search(re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]):
         return "a refusal without a stated reason (could be for any reason)"
     if kind in ("first_person", "participle", "plain", "noun", "adjective") and _SAFETY.search(sentence):
         return "a refusal for a safety or policy reason, not infeasibility"
