@@ -140,6 +140,35 @@ def _thumbnail(path: str, px: int, _stamp: int) -> tuple[str, tuple[int, int]] |
     return f"data:{mime};base64,{base64.b64encode(buf.getvalue()).decode()}", size
 
 
+def resolve_media(ref: str, roots: list[Path]) -> str:
+    """An absolute path, URL or data URI as it is; a relative path under the first root that has it."""
+    if ref.startswith(("data:", "http://", "https://")) or Path(ref).is_absolute():
+        return ref
+    for root in roots:
+        candidate = Path(root) / ref
+        if candidate.exists():
+            return str(candidate)
+    return ref
+
+
+def media_roots(task: str, run: Run, extra: list[str | Path] | None = None) -> list[Path]:
+    """Where relative ``input_media`` paths may live: given folders, the benchmark's local data root
+    (LMMS_PLUGINS_<BENCH>_ROOT / LMMS_PLUGINS_DATA_ROOT), the run folder, the current folder."""
+    roots = [Path(p) for p in extra or []]
+    bench = benchmark_of(task)
+    if bench:
+        from lmms_plugins.utils.data_roots import local_root
+
+        try:
+            root = local_root(bench)
+        except Exception:  # noqa: BLE001 - a misconfigured root only costs the thumbnails
+            root = None
+        if root is not None:
+            roots.append(root)
+    base = run.path if run.path.is_dir() else run.path.parent
+    return roots + [base, Path.cwd()]
+
+
 def _svg(overlay: dict, size: tuple[int, int]) -> str:
     w, h = overlay.get("size") or size
     parts = [f'<svg class="overlay" viewBox="0 0 {float(w):g} {float(h):g}" preserveAspectRatio="none" '
@@ -200,7 +229,7 @@ def _text_block(text: str, cls: str) -> str:
             f'<details><summary>full text ({len(text)} characters)</summary><pre class="{cls}">{ESC(text)}</pre></details>')
 
 
-def sample_card(task: str, line: dict, px: int = THUMB_PX) -> str:
+def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | None = None) -> str:
     from lmms_plugins.utils.model_output import parse_model_output
 
     v = verdict_of(line)
@@ -215,7 +244,8 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX) -> str:
     while isinstance(raw, list) and raw:
         raw = raw[0]
     out = parse_model_output(raw)
-    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input") for i, p in enumerate(line.get("input_media") or []))
+    media = [resolve_media(str(p), roots or []) for p in line.get("input_media") or []]
+    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input") for i, p in enumerate(media))
     outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output") for i, p in enumerate(out.images))
     outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing)
     problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems)
@@ -332,7 +362,8 @@ def _select(samples: list[dict], limit: int) -> list[dict]:
     return sorted(keep, key=lambda line: line.get("doc_id", 0))
 
 
-def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None) -> str:
+def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None,
+           media_root: list[str | Path] | None = None) -> str:
     cards, statuses, categories, outcomes, tasks = [], Counter(), Counter(), Counter(), Counter()
     notes = []
     for task in sorted(run.tasks):
@@ -342,10 +373,11 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
                 notes.append(f"{task}: no samples file (run lmms-eval with --log_samples to see samples)")
             continue
         chosen = _select(tr.samples, max_samples)
+        roots = media_roots(task, run, media_root)
         if len(chosen) < len(tr.samples):
             notes.append(f"{task}: {len(chosen)} of {len(tr.samples)} samples shown (failures and problems first; --max-samples)")
         for line in chosen:
-            card = sample_card(task, line, thumb_px)
+            card = sample_card(task, line, thumb_px, roots)
             v = verdict_of(line)
             item = v[1] if v else {}
             st = str(item.get("status", "ok")) if item else "no_metric"
@@ -379,7 +411,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
 
 
 def write_report(run_path: str | Path, out: str | Path | None = None, *, label: str | None = None,
-                 max_samples: int = 200, thumb_px: int = THUMB_PX) -> Path:
+                 max_samples: int = 200, thumb_px: int = THUMB_PX, media_root: list[str | Path] | None = None) -> Path:
     """Write the report of one run; returns the HTML path (default ``<run folder>/report.html``)."""
     run = load_run(run_path, label)
     if out is None:
@@ -387,7 +419,7 @@ def write_report(run_path: str | Path, out: str | Path | None = None, *, label: 
         out = (base if base.is_dir() else base.parent) / "report.html"
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(run, max_samples=max_samples, thumb_px=thumb_px), encoding="utf-8")
+    out.write_text(render(run, max_samples=max_samples, thumb_px=thumb_px, media_root=media_root), encoding="utf-8")
     return out
 
 
@@ -399,13 +431,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--label", help="name of the run in the title")
     p.add_argument("--max-samples", type=int, default=200, help="samples per task in the gallery (failures first; default 200)")
     p.add_argument("--thumb-px", type=int, default=THUMB_PX, help="longest side of the embedded thumbnails")
+    p.add_argument("--media-root", action="append", default=[],
+                   help="folder that relative input image paths are under (repeatable; the benchmark's "
+                        "LMMS_PLUGINS_<BENCH>_ROOT and the run folder are tried too)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        path = write_report(args.run, args.out, label=args.label, max_samples=args.max_samples, thumb_px=args.thumb_px)
+        path = write_report(args.run, args.out, label=args.label, max_samples=args.max_samples, thumb_px=args.thumb_px,
+                            media_root=args.media_root)
     except ResultsError as exc:
         print(f"lmms-plugins report: {exc}", file=sys.stderr)
         return 2

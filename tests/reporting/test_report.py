@@ -193,3 +193,21 @@ def test_report_in_headless_chromium_filters_and_screenshot(tmp_path):
         assert im.size == (1300, 1400)
         colours = im.convert("RGB").resize((130, 140)).getcolors(maxcolors=100000)
         assert colours is not None and len(colours) > 50  # rendered content, not a blank page
+
+
+def test_relative_input_paths_resolve_under_the_benchmark_data_root(tmp_path, monkeypatch):
+    root = tmp_path / "dod_copy"
+    _png(root / "image" / "synthetic-maze-009-A.png", (173, 216, 230))
+    e = st.sample(1.0, st.OK, "ok", "synthetic-maze-009-feasible", applicable=True, record={"category": "maze"})
+    line = sample_line(0, {"E": e}, media=["image/synthetic-maze-009-A.png"], output=json.dumps({"text": "x", "images": []}))
+    write_run(tmp_path / "out", {"dod_no_hint": {"E": 1.0}}, {"dod_no_hint": [line]})
+    monkeypatch.delenv("LMMS_PLUGINS_DOD_ROOT", raising=False)
+    monkeypatch.delenv("LMMS_PLUGINS_DATA_ROOT", raising=False)
+    text = R.write_report(tmp_path / "out", tmp_path / "a.html").read_text()
+    assert "image not readable" in text and "synthetic-maze-009-A.png" in text  # not found: said so
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
+    text = R.write_report(tmp_path / "out", tmp_path / "b.html").read_text()
+    assert "image not readable" not in text and text.count('alt="input image"') == 1
+    monkeypatch.delenv("LMMS_PLUGINS_DOD_ROOT")
+    assert R.main([str(tmp_path / "out"), "--out", str(tmp_path / "c.html"), "--media-root", str(root)]) == 0
+    assert 'alt="input image"' in (tmp_path / "c.html").read_text()
