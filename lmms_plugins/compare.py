@@ -261,7 +261,7 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
     if ta.samples is None or tb.samples is None:
         missing = " and ".join(r.label for r, t in ((a, ta), (b, tb)) if t.samples is None)
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
-                          note=f"no samples file for {missing} (run lmms-eval with --log_samples)")
+                          note=f"no samples file for {missing} (a group has none; for a task, run lmms-eval with --log_samples)")
     if va is None or vb is None:
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
                           note="the metric has no per-sample values (it is computed over pairs or groups)")
@@ -437,11 +437,14 @@ def build(runs: list[Run]) -> Comparison:
             if mm.note:
                 notes.append(mm.note)
             if bench == "dod":
+                modes = {}
                 for r in runs:
-                    tr = r.tasks.get(task)
-                    mode = tr.values.get("dod_counts", {}).get("refusal_mode") if tr and isinstance(tr.values.get("dod_counts"), dict) else None
-                    if mode:
-                        protocol[bench] = PROTOCOL_NOTES["dod"] + f" This comparison: refusal_mode={mode} ({r.label})."
+                    counts = r.tasks[task].values.get("dod_counts") if task in r.tasks else None
+                    if isinstance(counts, dict) and counts.get("refusal_mode"):
+                        modes[r.label] = counts["refusal_mode"]
+                if modes:
+                    protocol[bench] = PROTOCOL_NOTES["dod"] + " Refusal detection in these runs: " + ", ".join(
+                        f"{label}: {mode}" for label, mode in modes.items()) + "."
             blocks.append(Block(bench, task, metric, mm, settings, community, entries, notes))
     paired: list[PairedTest] = []
     for b in runs[1:]:

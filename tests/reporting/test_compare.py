@@ -119,7 +119,7 @@ def test_dod_counts_give_wilson_intervals_and_the_setting_picks_the_rows(tmp_pat
     assert e.entries[0].ci == pytest.approx((100 * lo, 100 * hi)) and e.entries[0].ci_method == "Wilson on counts"
     d = next(b for b in cmp.blocks if b.metric == "D_strict")
     assert sorted(c.value for c in d.community) == [5.2, 93.4]  # decline_hint rows only
-    assert "refusal_mode=rules" in cmp.text and "Kimi-K3" in cmp.text
+    assert "Refusal detection in these runs: mine: rules." in cmp.text and "Kimi-K3" in cmp.text
     fr = next(b for b in cmp.blocks if b.metric == "D_f")
     assert [c.setting for c in fr.community] == ["unstated"] and not fr.mm.higher_is_better
     assert fr.entries[0].rank == 1  # 0 % false refusal beats 0.8 %
