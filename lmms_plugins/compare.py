@@ -184,6 +184,17 @@ def wilson(success: int, total: int, z: float = 1.959964) -> tuple[float, float]
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def counts_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
+    """(success, total) of a rate metric, where the task reports them: a ``<metric>_counts`` dict, or
+    a summary dict keyed by metric name ({"E": {"success": .., "total": ..}, ...})."""
+    candidates = [tr.values.get(f"{metric}_counts")]
+    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
+    for c in candidates:
+        if isinstance(c, dict) and isinstance(c.get("success"), (int, float)) and isinstance(c.get("total"), int):
+            return int(c["success"]), c["total"]
+    return None
+
+
 def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
     """A 95 % interval of the reported value, in the result's unit, from what the run carries."""
     # 1. a bootstrap interval the task wrote itself (GRADE's breakdown)
@@ -196,12 +207,11 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
             ci = table.get(mm.ci_name) if isinstance(table, dict) else None
             if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
                 return Interval(float(ci[0]), float(ci[1]), "task's bootstrap")
-    # 2. success / total counts (DoD's dod_counts): Wilson score interval
-    for v in tr.values.values():
-        c = v.get(metric) if isinstance(v, dict) else None
-        if isinstance(c, dict) and isinstance(c.get("success"), (int, float)) and isinstance(c.get("total"), int) and c["total"] > 0:
-            lo, hi = wilson(int(c["success"]), c["total"])
-            return Interval(lo, hi, "Wilson on counts")
+    # 2. success / total counts (DoD's <metric>_counts): Wilson score interval
+    c = counts_of(tr, metric)
+    if c is not None and c[1] > 0:
+        lo, hi = wilson(*c)
+        return Interval(lo, hi, "Wilson on counts")
     # 3. percentile bootstrap over the logged samples, when the value is their mean
     vals = sample_values(tr.samples, metric)
     if _is_sample_mean(vals, tr.values.get(metric)) and len(vals) > 1:
@@ -365,11 +375,8 @@ def _metric_n(tr: TaskResult, metric: str) -> int | None:
     vals = sample_values(tr.samples, metric)
     if vals:
         return len(vals)
-    for v in tr.values.values():
-        c = v.get(metric) if isinstance(v, dict) else None
-        if isinstance(c, dict) and isinstance(c.get("total"), int):
-            return c["total"]
-    return tr.n
+    c = counts_of(tr, metric)
+    return c[1] if c else tr.n
 
 
 def task_values(task: str, tr: TaskResult) -> dict[str, float]:
@@ -439,9 +446,9 @@ def build(runs: list[Run]) -> Comparison:
             if bench == "dod":
                 modes = {}
                 for r in runs:
-                    counts = r.tasks[task].values.get("dod_counts") if task in r.tasks else None
-                    if isinstance(counts, dict) and counts.get("refusal_mode"):
-                        modes[r.label] = counts["refusal_mode"]
+                    for v in (r.tasks[task].values.values() if task in r.tasks else ()):
+                        if isinstance(v, dict) and isinstance(v.get("refusal_mode"), str):
+                            modes[r.label] = v["refusal_mode"]
                 if modes:
                     protocol[bench] = PROTOCOL_NOTES["dod"] + " Refusal detection in these runs: " + ", ".join(
                         f"{label}: {mode}" for label, mode in modes.items()) + "."
@@ -484,6 +491,12 @@ def _title(blk: Block) -> str:
     return f"{blk.task} · {blk.mm.label} ({'%' if blk.unit_suffix else '0-1'}, {direction}{setting})"
 
 
+def _runs_in(cmp: Comparison, blocks: list[Block]) -> list[str]:
+    """Labels of the runs with a value in any of ``blocks``, in run order (the columns of a compact table)."""
+    have = {e.run for b in blocks for e in b.entries}
+    return [r.label for r in cmp.runs if r.label in have]
+
+
 def render_text(cmp: Comparison) -> str:
     out = io.StringIO()
     w = out.write
@@ -515,8 +528,8 @@ def render_text(cmp: Comparison) -> str:
                 w(f"  note: {note}\n")
         rest = [b for b in blks if not b.community and b.mm.headline]
         if rest:
-            w(f"\nNo published numbers for these metrics; your runs:\n")
-            runs = [r.label for r in cmp.runs]
+            w("\nNo published numbers for these metrics; your runs:\n")
+            runs = _runs_in(cmp, rest)
             w(f"  {'task':<28} {'metric':<26}" + "".join(f" {r[:30]:>30}" for r in runs) + "\n")
             for blk in rest:
                 unit = blk.unit_suffix
@@ -576,7 +589,7 @@ def render_markdown(cmp: Comparison) -> str:
             lines.append("")
         rest = [b for b in blks if not b.community]
         if rest:
-            runs = [r.label for r in cmp.runs]
+            runs = _runs_in(cmp, rest)
             lines += ["### No published numbers for these metrics", "",
                       "| task | metric | " + " | ".join(_md_escape(r) for r in runs) + " |", "|---|---|" + "---:|" * len(runs)]
             for blk in rest:

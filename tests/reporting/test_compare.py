@@ -125,6 +125,19 @@ def test_dod_counts_give_wilson_intervals_and_the_setting_picks_the_rows(tmp_pat
     assert fr.entries[0].rank == 1  # 0 % false refusal beats 0.8 %
 
 
+def test_dod_per_metric_count_dicts_are_read_too(tmp_path):
+    # the layout DoD writes now: E_counts / D_strict_counts dicts and a dod_run summary
+    write_run(tmp_path / "run", {"dod_no_hint": {
+        "E": 1 / 14, "E_counts": {"success": 1, "reviewed": 3, "pending": 11, "total": 14},
+        "D_strict": 0.5, "D_strict_counts": {"success": 7, "reviewed": 14, "pending": 0, "total": 14},
+        "dod_run": {"samples": 28, "refusal_mode": "judge"}}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    e = next(b for b in cmp.blocks if b.metric == "E").entries[0]
+    lo, hi = C.wilson(1, 14)
+    assert e.ci == pytest.approx((100 * lo, 100 * hi)) and e.n == 14
+    assert "Refusal detection in these runs: mine: judge." in cmp.text
+
+
 def test_no_hint_ceiling_is_reported(tmp_path):
     write_run(tmp_path / "run", {"dod_no_hint": {"D_strict": 0.05}})
     text = C.compare([tmp_path / "run"], labels=["mine"]).text
