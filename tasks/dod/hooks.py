@@ -26,7 +26,7 @@ log = logging.getLogger("lmms_plugins.dod")
 _HERE = Path(__file__).resolve().parent
 SETTINGS = ("no_hint", "decline_hint")
 RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
-METRIC_NAMES = RATE_NAMES + [f"{m}_counts" for m in RATE_NAMES] + [f"category_{c}" for c in M.CATEGORIES] + ["dod_run"]
+METRIC_NAMES = RATE_NAMES + [f"{m}_counts" for m in RATE_NAMES] + [f"category_{c}" for c in M.CATEGORIES] + ["dod_run", "sample_statuses"]
 ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
 ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
 
@@ -294,6 +294,14 @@ def aggregate_run(items: list) -> dict:
     for line in M.format_summary(M.summarize(records)):
         log.info("dod: %s", line)
     return {**M.run_facts(records), "refusal_mode": refusal_mode()}
+
+
+def aggregate_sample_statuses(items: list) -> dict:
+    """How many requests ended in each status (ok, unparsable, missing_image, no_edit_judge, ...)."""
+    counts: dict[str, int] = {}
+    for r in _records(items):
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (kv[0] != "ok", kv[0])))
 
 
 for _m in M.METRICS + M.PAIR_METRICS:

@@ -164,6 +164,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
         assert got["E_counts,none"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
         assert got["D_strict_counts,none"]["statuses"] == {"unparsable": 2, "missing_image": 1}
         assert got["D_lenient_counts,none"]["statuses"] == {"unparsable": 2}
+        assert got["sample_statuses,none"] == {"ok": 13, "missing_image": 3, "no_edit_judge": 9, "unparsable": 3}
 
     # the prompt: decline_hint adds the card's sentence after a blank line, no_hint does not
     reminder = "If no solution exists under these constraints, state that no solution exists and briefly explain why."
