@@ -18,7 +18,11 @@ GENERATORS = {
 }
 
 #: Further sub-commands implemented elsewhere: name -> ("module:function", help).
-EXTRA_COMMANDS: dict[str, tuple[str, str]] = {}
+EXTRA_COMMANDS: dict[str, tuple[str, str]] = {
+    "compare": ("lmms_plugins.compare:main", "compare lmms-eval results with each other and with the published numbers"),
+    "report": ("lmms_plugins.report:main", "write a self-contained HTML report of one run"),
+    "demo": ("lmms_plugins.demo:main", "offline demo: generate data, run lmms-eval with the program baselines, compare, report"),
+}
 
 
 def _load(target: str):
@@ -74,14 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("benchmark", choices=sorted(GENERATORS))
     p.add_argument("rest", nargs=argparse.REMAINDER, help="options of the generator")
     p.set_defaults(func=cmd_make_data)
-    for name, (target, help_text) in EXTRA_COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(func=lambda a, t=target: int(_load(t)(a.rest) or 0))
+    for name, (_target, help_text) in EXTRA_COMMANDS.items():  # listed in --help; run by main()
+        sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in EXTRA_COMMANDS:  # these parse their own options (argparse's REMAINDER cannot)
+        return int(_load(EXTRA_COMMANDS[argv[0]][0])(argv[1:]) or 0)
     args = build_parser().parse_args(argv)
     return args.func(args)
 
