@@ -657,7 +657,6 @@ COMMUNITY = "#adb5bd"
 def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
     """One PNG per benchmark: a horizontal bar panel per metric, your runs coloured, intervals drawn."""
     blks = [b for b in cmp.blocks if b.benchmark == bench and b.mm.headline]
-    blks = [b for b in blks if b.community] or blks[:12]
     if not blks:
         return None
     import matplotlib
@@ -666,6 +665,9 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
     import matplotlib.pyplot as plt
 
     colours = {r.label: YOURS[i % len(YOURS)] for i, r in enumerate(cmp.runs)}
+    if not any(b.community for b in blks):
+        return _runs_only_chart(cmp, bench, blks, colours, path, plt)
+    blks = [b for b in blks if b.community]
     ncols = min(3, len(blks))
     nrows = math.ceil(len(blks) / ncols)
     heights = [max(len(_block_rows(b)) for b in blks[i * ncols:(i + 1) * ncols]) for i in range(nrows)]
@@ -701,6 +703,40 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
         ax.tick_params(axis="x", labelsize=8)
     fig.suptitle(f"{BENCH_NAMES[bench]}: your runs (coloured) and published results (grey); bars show 95% CIs where known",
                  fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: dict, path: Path, plt) -> Path:
+    """No published numbers (CwI): one panel, a row per task, a bar per run, for each task's first
+    higher-is-better metric (accuracy)."""
+    chosen: dict[str, Block] = {}
+    for b in blks:
+        if b.mm.higher_is_better and b.task not in chosen:
+            chosen[b.task] = b
+    tasks = list(chosen)[::-1]
+    runs = _runs_in(cmp, list(chosen.values()))
+    height = 0.8 / max(1, len(runs))
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(tasks) * max(1, len(runs))))
+    for j, run in enumerate(runs):
+        ys, vals, lo, hi = [], [], [], []
+        for i, task in enumerate(tasks):
+            e = next((e for e in chosen[task].entries if e.run == run), None)
+            if e is None:
+                continue
+            ys.append(i + (j - (len(runs) - 1) / 2) * height)
+            vals.append(e.value)
+            lo.append(max(0.0, e.value - e.ci[0]) if e.ci else 0.0)
+            hi.append(max(0.0, e.ci[1] - e.value) if e.ci else 0.0)
+        ax.barh(ys, vals, height=height, color=colours[run], label=run)
+        ax.errorbar(vals, ys, xerr=[lo, hi], fmt="none", ecolor="black", elinewidth=1, capsize=2)
+    ax.set_yticks(range(len(tasks)), [f"{t} · {chosen[t].mm.label}" for t in tasks], fontsize=8)
+    unit = chosen[tasks[0]].mm.display_unit if tasks else "fraction"
+    ax.set_xlim(0, 100 if unit == "percent" else 1.0)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"{BENCH_NAMES[bench]}: your runs with 95% CIs (no published numbers)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -89,6 +89,8 @@ def test_two_runs_of_one_task_get_mcnemar_and_intervals(tmp_path):
     for e in blk.entries:
         assert e.ci_method == "bootstrap over samples" and e.ci[0] <= e.value <= e.ci[1]
     assert "No published numbers for these metrics" in text and "cwi_alignment" in text
+    with Image.open(cmp.files["png_cwi"]) as im:  # runs-only chart: a bar per run
+        assert im.format == "PNG" and im.height > 100
 
 
 def test_continuous_metric_gets_a_paired_bootstrap_on_shared_samples_only(tmp_path):
