@@ -31,8 +31,10 @@ def dis_flow(a_gray, b_gray):
     import cv2
 
     # one DIS object per call: OpenCV's DIS keeps state and process_results runs in threads
+    import numpy as np
+
     dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_MEDIUM)
-    return dis.calc(a_gray, b_gray, None)
+    return dis.calc(np.ascontiguousarray(a_gray), np.ascontiguousarray(b_gray), None)
 
 
 _raft_lock = threading.Lock()
@@ -55,7 +57,8 @@ def _raft_model(name: str, pretrained: bool):
 
 
 def raft_flow(a_gray, b_gray, *, name: str = "raft_large", pretrained: bool = True, num_flow_updates: int = 12):
-    """RAFT flow via torchvision; pads to a multiple of 8 as RAFT requires."""
+    """RAFT flow via torchvision; pads (replicating the border) to a multiple of 8 and to at
+    least 128 px per side, as RAFT's correlation pyramid requires."""
     import numpy as np
     import torch
     import torch.nn.functional as F
@@ -65,7 +68,7 @@ def raft_flow(a_gray, b_gray, *, name: str = "raft_large", pretrained: bool = Tr
 
     def prep(g):
         t = torch.from_numpy(np.repeat(g[None], 3, axis=0).astype(np.float32) / 127.5 - 1.0)[None]
-        ph, pw = (-h) % 8, (-w) % 8
+        ph, pw = max((-h) % 8, 128 - h), max((-w) % 8, 128 - w)
         return F.pad(t, (0, pw, 0, ph), mode="replicate").to(device)
 
     with _raft_lock, torch.inference_mode():  # one RAFT forward at a time: the model is shared

@@ -40,6 +40,15 @@ def test_replay_of_touched_edits_shows_the_expected_factors(tmp_path, run_lmms_e
             item = sample["abacus_leaderboard"]
             if item["status"] == "ok":
                 assert item["verdicts"][next(iter(item["verdicts"]))]["transformed"] == 1
+    # the leaderboard from the logged samples: per task, per operation and overall, with intervals
+    from lmms_plugins.tasks.abacus.leaderboard import read_samples, table
+
+    rows = dict(table(read_samples(tmp_path / "run")))
+    overall = rows["abacus (overall)"]
+    assert overall["n"] == 6 and overall["status_counts"] == {"missing_image": 1, "ok": 5}
+    assert overall["score"] == pytest.approx(overall["cf"] * overall["sc"] * overall["oc"])
+    assert rows["abacus_add_easy"]["oc"] == pytest.approx(res["results"]["abacus_add_easy"]["abacus_conservation,none"])
+    assert set(overall["ci95"]) == {"cf", "sc", "oc", "score", "edit_score", "exact_count"}
 
 
 def test_synthetic_editor_model_with_camera_drift(tmp_path, run_lmms_eval):
