@@ -344,8 +344,12 @@ def _metrics_table(run: Run) -> str:
             shown = f"{mm.to_display(value):.1f} %" if mm and mm.display_unit == "percent" else f"{value:.4g}"
             rows.append(f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
                         f'<td class="num">{shown}</td><td class="num">{tr.n if tr.n is not None else ""}</td></tr>')
+    summaries = "".join(
+        f"<details class=summary><summary>{ESC(task)} · {ESC(metric)}</summary><pre>{ESC(json.dumps(value, indent=1, default=str)[:20000])}</pre></details>"
+        for task in sorted(run.tasks) for metric, value in run.tasks[task].values.items() if isinstance(value, dict))
     return ("<table id=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
-            + "".join(rows) + "</table>")
+            + "".join(rows) + "</table>"
+            + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else ""))
 
 
 def _select(samples: list[dict], limit: int) -> list[dict]:

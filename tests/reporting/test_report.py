@@ -124,8 +124,10 @@ def test_page_is_self_contained_with_cards_filters_and_overlays(tmp_path):
 
 def test_many_samples_are_capped_with_failures_first(tmp_path):
     lines = [sample_line(i, {"accuracy": st.sample(1.0 if i % 10 else 0.0, st.OK, "", f"it-{i}", tier="easy")}) for i in range(50)]
-    write_run(tmp_path / "o", {"cwi_alignment": {"accuracy": 0.9}}, {"cwi_alignment": lines})
+    write_run(tmp_path / "o", {"cwi_alignment": {"accuracy": 0.9, "accuracy_counts": {"success": 45, "total": 50}}},
+              {"cwi_alignment": lines})
     text = R.write_report(tmp_path / "o", max_samples=8).read_text()
+    assert "cwi_alignment · accuracy_counts" in text and "&quot;success&quot;: 45" in text  # task summaries shown
     cards = [a for t, a in _parse(text) if t == "article"]
     assert len(cards) == 8 and sum(a["data-outcome"] == "fail" for a in cards) == 5
     assert "8 of 50 samples shown" in text
