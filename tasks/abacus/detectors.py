@@ -250,12 +250,23 @@ def _backend(spec: str) -> Detector:
     raise ValueError(f"unknown detector backend {spec!r}: use rfdetr, rfdetr:<Class>, synthetic_test, py:<module>:<factory>, or a+b")
 
 
-@functools.lru_cache(maxsize=8)
+_build_lock = threading.RLock()
+
+
 def get_detector(spec: str = DEFAULT_SPEC) -> Detector:
-    """The (cached, one per process) detector for a spec; ``a+b`` is the consensus of a and b."""
+    """The (cached, one per process) detector for a spec; ``a+b`` is the consensus of a and b.
+
+    Built under a lock: process_results runs in threads, and a model must load only once.
+    """
+    with _build_lock:
+        return _get_detector(spec)
+
+
+@functools.lru_cache(maxsize=8)
+def _get_detector(spec: str) -> Detector:
     parts = [p for p in spec.split("+") if p.strip()]
     if len(parts) == 1:
         return _backend(parts[0])
     if len(parts) == 2:
-        return Detector(ConsensusBackend(get_detector(parts[0]), get_detector(parts[1])))
+        return Detector(ConsensusBackend(_get_detector(parts[0]), _get_detector(parts[1])))
     raise ValueError(f"a consensus takes exactly two backends, got {spec!r}")

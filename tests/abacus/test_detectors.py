@@ -92,3 +92,39 @@ def test_a_failing_backend_becomes_detector_error(scene):
 
     with pytest.raises(dm.DetectorError, match="CUDA out of memory"):
         dm.Detector(Boom()).detect(scene.image, "kite")
+
+
+def test_rfdetr_backend_converts_detections(monkeypatch, scene):
+    """The RF-DETR adapter with a stand-in `rfdetr` module (the real one is an optional extra)."""
+    import types
+
+    class FakeDetections:
+        xyxy = np.array([[10.0, 20.0, 50.0, 60.0], [5.0, 5.0, 9.0, 9.0]])
+        confidence = np.array([0.9, 0.7])
+        class_id = np.array([37, 1])
+
+    class RFDETRLarge:  # the fallback the backend takes when RFDETR2XLarge is absent
+        def __init__(self, device="cpu"):
+            self.device = device
+
+        def predict(self, image, threshold=0.5):
+            assert image.size == (scene.image.shape[1], scene.image.shape[0]) and threshold == dm.RFDETR_THRESHOLD
+            return FakeDetections()
+
+    fake = types.ModuleType("rfdetr")
+    fake.RFDETRLarge = RFDETRLarge
+    util = types.ModuleType("rfdetr.util")
+    classes = types.ModuleType("rfdetr.util.coco_classes")
+    classes.COCO_CLASSES = {1: "person", 37: "sports ball"}
+    for name, mod in {"rfdetr": fake, "rfdetr.util": util, "rfdetr.util.coco_classes": classes}.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    det = dm.Detector(dm.RFDETRBackend())
+    assert det.name == "rfdetr:RFDETRLarge"
+    balls = det.detect(scene.image, "sports ball")
+    assert [(b.box, b.score) for b in balls] == [((10.0, 20.0, 50.0, 60.0), 0.9)]
+    assert [p.box for p in det.detect(scene.image, "person")] == [(5.0, 5.0, 9.0, 9.0)]
+    with pytest.raises(dm.UnknownCategory):
+        det.detect(scene.image, "giraffe")
+    fake.RFDETRLarge = None
+    with pytest.raises(dm.DetectorUnavailable, match="no model class"):
+        dm.RFDETRBackend("RFDETRLarge")
