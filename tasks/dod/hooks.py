@@ -44,7 +44,22 @@ def process_docs(dataset):
     root = dataset_root()
     report = check_integrity(dataset, root)
     log_integrity(report)
+    _integrity[str(root)] = report  # for the dod_run row (a report only: no score depends on it)
+    if "dod_root" in dataset.column_names:
+        dataset = dataset.remove_columns("dod_root")
     return dataset.add_column("dod_root", [str(root)] * len(dataset))
+
+
+_integrity: dict = {}
+
+
+def _data_problems() -> int | None:
+    """Problems found by the integrity check of this process's DoD data (None: not checked here)."""
+    if not _integrity:
+        return None
+    r = list(_integrity.values())[-1]
+    return (len(r.request_without_label) + len(r.label_without_request) + len(r.missing_image)
+            + len(r.broken_pair) + len(r.bad_label))
 
 
 def _root(doc: Mapping) -> Path:
@@ -293,7 +308,7 @@ def aggregate_run(items: list) -> dict:
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):
         log.info("dod: %s", line)
-    return {**M.run_facts(records), "refusal_mode": refusal_mode()}
+    return {**M.run_facts(records), "data_problems": _data_problems(), "refusal_mode": refusal_mode()}
 
 
 def aggregate_sample_statuses(items: list) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dod_fixtures import REAL_CATEGORIES, make_dataset, read_jsonl
+from dod_fixtures import REAL_CATEGORIES, make_dataset, read_jsonl, write_jsonl
 
 DRAWN = "<think>The square has to move right; I redraw it near the right edge.</think>Here is the edited image."
 ABSTAIN = "<think>The square cannot move and stay in place at once. [ABSTAIN]</think>"
@@ -157,6 +157,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
             assert got[f"category_{category},none"] == {m: list(v) for m, v in exp.items()}, (task, category)
         run = got["dod_run,none"]
         assert run["samples"] == len(all_cases) and run["unlabelled"] == 0 and run["incomplete_pairs"] == 0
+        assert run["data_problems"] == 0
         assert run["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
         assert run["refusal_mode"] == "rules"
         assert run["maze_infeasible_path_drawn"] == drawn_anyway
@@ -186,6 +187,10 @@ def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, 
     from judge_server import FakeJudgeServer, image_urls, message_text
 
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
+    # a label without a request whose partner has no label: two integrity problems, reported, not fatal
+    labels = read_jsonl(root / "ground_truth_criteria.jsonl")
+    labels.append({**labels[0], "case_id": "orphan-1-feasible", "pair_id": "orphan-1", "paired_case_id": "orphan-1-infeasible"})
+    write_jsonl(root / "ground_truth_criteria.jsonl", labels)
     out_imgs = tmp_path / "model_out"
     out_imgs.mkdir()
     rows = []
@@ -230,3 +235,6 @@ def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, 
         assert got["pair_success,none"] == pytest.approx(2 / 6)  # categories 0 and 1: good edit and refusal
         assert got["dod_run,none"]["refusal_mode"] == "judge"
         assert got["dod_run,none"]["refusal_reason_correct"] == 4
+        assert got["dod_run,none"]["data_problems"] == 2
+    assert "label without request: orphan-1-feasible" in first["_stderr"]
+    assert "broken pair: orphan-1-feasible" in first["_stderr"]
