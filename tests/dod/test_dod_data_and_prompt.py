@@ -127,3 +127,32 @@ def test_template_leaves_differ_only_in_their_setting():
     assert template["generation_kwargs"]["until"] == []
     assert template["reasoning_tags"] == "none"  # keep <think> for the refusal decision
     assert template["metadata"]["lmms_plugins_benchmark"] == "dod"
+
+
+def test_hub_snapshot_is_used_when_no_local_root_and_failure_says_how_to_fix(root, monkeypatch):
+    """Without a local root the data come from a (cached) hub snapshot of the official repository;
+    the hub itself is replaced here by a stand-in that returns the folder a snapshot would be."""
+    import huggingface_hub
+
+    from lmms_plugins.tasks.dod import data
+
+    for var in ("LMMS_PLUGINS_DOD_ROOT", "LMMS_PLUGINS_DATA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    calls = []
+
+    def fake_snapshot(repo_id, repo_type=None, **kw):
+        calls.append((repo_id, repo_type))
+        return str(root)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
+    monkeypatch.setattr(data, "_snapshot_root", None)
+    assert data.dataset_root() == root and data.dataset_root() == root
+    assert calls == [("visual-abstention/Draw-or-Decline", "dataset")]  # once per process
+
+    def offline(repo_id, repo_type=None, **kw):
+        raise OSError("no network")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    monkeypatch.setattr(data, "_snapshot_root", None)
+    with pytest.raises(FileNotFoundError, match="LMMS_PLUGINS_DOD_ROOT"):
+        data.dataset_root()
