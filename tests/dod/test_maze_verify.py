@@ -183,3 +183,21 @@ def test_rough_outputs_keep_their_verdict(rough):
                           (corrupt(pair, "through_wall"), "crosses_wall"), (a, "no_path_drawn")):
         v = verify_maze_edit(a, ROUGH[rough](out))
         assert v.reason == expected, (rough, expected, v.details)
+
+
+def test_anti_aliased_round_line_from_files(tmp_path):
+    """A smooth line as a painting tool draws it (supersampled, rounded joints), read from disk."""
+    from PIL import ImageDraw
+
+    pair = PAIRS[2]
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal)
+    k = 4
+    big = a.resize((a.width * k, a.height * k), Image.NEAREST)
+    pts = [(x * k + k / 2, y * k + k / 2) for x, y in (lay.centre(c) for c in pair.path)]
+    ImageDraw.Draw(big).line(pts, fill=(220, 38, 38), width=12 * k, joint="curve")
+    out = big.resize(a.size, Image.LANCZOS)
+    a_path, out_path = tmp_path / "in.png", tmp_path / "out.png"
+    a.save(a_path)
+    out.save(out_path)
+    v = verify_maze_edit(a_path, str(out_path))
+    assert v.ok and list(v.cells) == list(pair.path), v.details
