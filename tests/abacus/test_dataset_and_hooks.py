@@ -118,3 +118,16 @@ def test_aggregations_on_hook_items(touch_root, monkeypatch):
     assert hooks.agg_conservation([r["abacus_conservation"] for r in items]) == pytest.approx(lb["oc"])
     lo, hi = lb["ci95"]["oc"]
     assert lo <= lb["oc"] <= hi and lo < hi
+
+
+def test_threads_give_the_same_scores_as_one_thread(touch_root, monkeypatch):
+    """lmms-eval runs process_results in 4 threads: shared detector cache, DIS, drift must not mix."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [(doc, json.dumps({"text": "", "images": [str(touch_root / f"edits/abacus_{op}_medium/{i:05d}.png")]}))
+             for op in ("add", "remove", "change") for i, doc in enumerate(_docs(touch_root, op, "medium"))]
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+    one = [hooks.process_results(doc, [raw])["abacus_leaderboard"] for doc, raw in cases]
+    with ThreadPoolExecutor(4) as pool:
+        many = list(pool.map(lambda c: hooks.process_results(c[0], [c[1]])["abacus_leaderboard"], cases * 2))
+    assert many == one + one
