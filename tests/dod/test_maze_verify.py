@@ -201,3 +201,50 @@ def test_anti_aliased_round_line_from_files(tmp_path):
     out.save(out_path)
     v = verify_maze_edit(a_path, str(out_path))
     assert v.ok and list(v.cells) == list(pair.path), v.details
+
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=hs.sampled_from([7, 9, 11, 13, 15, 21]), pitch=hs.integers(12, 64), labels=hs.booleans(),
+       borders=hs.booleans(), seed=hs.integers(0, 10_000), width=hs.floats(0.08, 0.9))
+def test_any_size_and_style(n, pitch, labels, borders, seed, width):
+    """Any odd size, pitch, with or without labels and borders: the reference is read back exactly,
+    a gap is a gap, and the grid is found from pixels alone."""
+    pair = make_pair(1, n, seed)
+    a, lay = mr.render_maze(pair.grid, pair.start, pair.goal, pitch=pitch, labels=labels, borders=borders)
+    geom = read_geometry(a)
+    assert (geom.n, geom.grid, geom.start, geom.goal) == (n, pair.grid, pair.start, pair.goal)
+    out = mr.draw_cells_path(a.copy(), lay, pair.path, width_fraction=width)
+    v = verify_maze_edit(a, out, _evidence(pair.grid, pair))
+    assert v.ok and list(v.cells) == list(pair.path), v.details
+    i = len(pair.path) // 2
+    gap = mr.draw_cells_path(mr.draw_cells_path(a.copy(), lay, pair.path[:i], width_fraction=width), lay,
+                             pair.path[i + 1:], width_fraction=width)
+    assert verify_maze_edit(a, gap).reason == "disconnected"
+
+
+def test_mazes_with_loops_and_open_areas():
+    """Not a perfect maze (UniREditBench-like maps may have loops): any legal path is accepted."""
+    from lmms_plugins.tasks.dod import maze_bfs as bfs
+
+    n = 9
+    grid = [[1] * n for _ in range(n)]
+    for r in range(1, n - 1):
+        for c in range(1, n - 1):
+            grid[r][c] = 0 if (r in (1, 4, 7) or c in (1, 7) or (r, c) in ((2, 4), (3, 4))) else 1
+    grid = tuple(tuple(row) for row in grid)
+    start, goal = (1, 1), (7, 7)
+    a, lay = mr.render_maze(grid, start, goal)
+    routes = [
+        [(1, c) for c in range(1, 8)] + [(r, 7) for r in range(2, 8)],  # along the top, down the right
+        [(r, 1) for r in range(1, 8)] + [(7, c) for c in range(2, 8)],  # down the left, along the bottom
+        [(1, c) for c in range(1, 5)] + [(2, 4), (3, 4)] + [(4, c) for c in range(4, 8)] + [(5, 7), (6, 7), (7, 7)],
+    ]
+    assert not bfs.is_tree(grid)
+    for path in routes:
+        assert all(grid[r][c] == 0 for r, c in path)
+        v = verify_maze_edit(a, mr.draw_cells_path(a.copy(), lay, path))
+        assert v.ok, v.details
