@@ -107,3 +107,20 @@ def test_delete_here_paint_there_is_not_a_change(scene, detector):
 def test_in_place_change_with_drift_is_still_credited(scene, detector):
     _, r = run(scene, detector, "change", 2, syn.Faults(shift=(4, -3)))
     assert r.delivered == 2 and r.cf == 1.0 and r.oc == 1.0
+
+
+@pytest.mark.parametrize("angle,scale,shift", [(1.5, 1.01, (4, -3)), (0.0, 1.02, (0, 0)), (0.0, 1.0, (12, -9))])
+def test_rotation_zoom_and_larger_drift_are_recovered(scene, detector, angle, scale, shift):
+    """A camera that turned, zoomed or moved further: the similarity is measured, objects still match."""
+    import cv2
+
+    edit = syn.synthetic_edit(scene, "add", 2, rng=np.random.default_rng(7), **OPS["add"])
+    h, w = edit.image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    m[:, 2] += shift
+    moved = cv2.warpAffine(edit.image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    r = score_edit(scene.image, moved, operation="add", count=2, detector=detector, **OPS["add"])
+    assert (r.cf, r.oc) == (1.0, 1.0), r.verdicts
+    assert np.allclose(np.array(r.drift)[:, :2], m[:, :2], atol=0.005)
+    assert np.allclose(np.array(r.drift)[:, 2], m[:, 2], atol=0.6)
+    assert r.sc < 0.7
