@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     if code != 0:
         return code
     progress("writing the HTML reports")
-    for run_dir in run_dirs:
+    for run_dir in run_dirs:  # --media-root: samples name their input images relative to the data root
         code = report.main([str(run_dir), "--out", str(out / f"report-{run_dir.name}.html"), "--label",
-                            f"demo {run_dir.name}"])
+                            f"demo {run_dir.name}", "--media-root", str(data / run_dir.name)])
         if code != 0:
             return code
     print(f"\nDone in {time.perf_counter() - progress.start:.0f}s. Results: {results}; comparison: "
