@@ -248,3 +248,23 @@ def test_mazes_with_loops_and_open_areas():
         assert all(grid[r][c] == 0 for r, c in path)
         v = verify_maze_edit(a, mr.draw_cells_path(a.copy(), lay, path))
         assert v.ok, v.details
+
+
+def test_threads_agree_with_sequential_and_details_are_json(rendered):
+    """process_results runs in 4 threads: the verifier has no shared state."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = []
+    for pair in PAIRS:
+        a, b, *_ = rendered[pair.pair_id]
+        for kind in EXPECTED:
+            out = corrupt(pair, kind)
+            if out is not None:
+                jobs.append((a, out))
+    sequential = [verify_maze_edit(a, out) for a, out in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda job: verify_maze_edit(*job), jobs))
+    assert [(v.reason, v.cells) for v in threaded] == [(v.reason, v.cells) for v in sequential]
+    for v in sequential:
+        json.dumps(v.details)
