@@ -41,6 +41,7 @@ def process_docs(dataset):
     """
     from .data import check_integrity, dataset_root, log_integrity
 
+    refusal_mode()  # a misspelt LMMS_PLUGINS_DOD_REFUSAL fails here, before any generation
     root = dataset_root()
     report = check_integrity(dataset, root)
     log_integrity(report)

@@ -43,6 +43,10 @@ def test_yaml_data_files_load_the_local_root_with_datasets(root, tmp_path, monke
     assert len(test) == 14 and "ground_truth" not in test.column_names and "prompt_en" in test.column_names
     docs = hooks.process_docs(test)
     assert set(docs["dod_root"]) == {str(root.resolve())}
+    assert hooks.process_docs(docs)["dod_root"] == docs["dod_root"]  # idempotent
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judges")
+    with pytest.raises(ValueError, match="LMMS_PLUGINS_DOD_REFUSAL"):
+        hooks.process_docs(test)
 
 
 def test_integrity_report_names_every_problem_with_its_case_id(root):
