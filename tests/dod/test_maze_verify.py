@@ -4,6 +4,8 @@ reason, in PNG, JPEG and rescaled form; line widths, path colours, grid evidence
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
 from PIL import Image, ImageFilter
 
 from lmms_plugins.tasks.dod import maze_render as mr
@@ -201,10 +203,6 @@ def test_anti_aliased_round_line_from_files(tmp_path):
     out.save(out_path)
     v = verify_maze_edit(a_path, str(out_path))
     assert v.ok and list(v.cells) == list(pair.path), v.details
-
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
