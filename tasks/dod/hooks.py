@@ -167,7 +167,12 @@ def score_sample(doc: Mapping, raw: Any) -> M.SampleRecord:
 
 
 def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.SampleRecord:
-    input_path = root / str(doc.get("input_image", ""))
+    from lmms_plugins.utils.images import PathEscapesRoot, resolve_under
+
+    try:
+        input_path = resolve_under(root, str(doc.get("input_image") or ""))
+    except PathEscapesRoot:
+        input_path = root  # not a file: reported as missing below
     if not doc.get("input_image") or not input_path.is_file():
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.MISSING_DATA,
                               reason=f"input image missing: {doc.get('input_image')}")
