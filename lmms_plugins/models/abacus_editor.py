@@ -76,7 +76,12 @@ class SyntheticEditor(lmms):
 
         from lmms_plugins.tasks.abacus import synthetic as syn
 
-        source = np.asarray(doc["image"].convert("RGB"))
+        from lmms_plugins.tasks.abacus.hooks import source_image
+
+        image = source_image(doc)
+        if image is None:
+            return json.dumps({"text": "cannot edit: the sample has no source image", "images": []})
+        source = np.asarray(image.convert("RGB"))
         scene = scene_from_image(source)
         op = self.operation(doc, task, context)
         try:

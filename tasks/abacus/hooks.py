@@ -70,8 +70,19 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) 
     return _template(f"prompt_{op}.jinja").render(instruction=text, has_suffix=SUFFIX_MARK in text).strip()
 
 
+# The card names "the source image" but not its column; "image" is the usual hub name.
+IMAGE_FIELDS = ("image", "source_image", "input_image", "before")
+
+
+def source_image(doc: Mapping):
+    for name in IMAGE_FIELDS:
+        if doc.get(name) is not None:
+            return doc[name]
+    return None
+
+
 def doc_to_visual(doc: Mapping) -> list:
-    image = doc.get("image")
+    image = source_image(doc)
     return [image.convert("RGB")] if image is not None else []
 
 
@@ -115,7 +126,8 @@ def score_doc(doc: Mapping, raw) -> "Any":
     from lmms_plugins.tasks.abacus.detectors import DetectorError, get_detector
 
     edit, edit_status, edit_why = _load_edit(raw)
-    source = _array(doc["image"]) if doc.get("image") is not None else None
+    image = source_image(doc)
+    source = _array(image) if image is not None else None
     kwargs = dict(operation=doc.get("abacus_operation"), count=doc.get("count"), category=doc.get("category"),
                   source_category=doc.get("source_category"), target_category=doc.get("target_category"))
     if edit is None or source is None:

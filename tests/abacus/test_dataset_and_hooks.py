@@ -131,3 +131,10 @@ def test_threads_give_the_same_scores_as_one_thread(touch_root, monkeypatch):
     with ThreadPoolExecutor(4) as pool:
         many = list(pool.map(lambda c: hooks.process_results(c[0], [c[1]])["abacus_leaderboard"], cases * 2))
     assert many == one + one
+
+
+def test_source_image_column_fallback(touch_root):
+    doc = dict(_docs(touch_root, "add", "easy")[0])
+    doc["source_image"] = doc.pop("image")
+    assert hooks.doc_to_visual(doc)[0].size == doc["source_image"].size
+    assert hooks.doc_to_visual({"prompt": "x"}) == []
