@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {item['id']} [{item['split']}/{item['kind']}] label={item['label']} got={decision.refused} {decision.why}")
             print(f"      {item['text'][:300]!r}")
     print(f"labelled set: {args.file} ({len(items)} responses)")
-    for split in ("dev", "heldout", "post_freeze", "frozen_2", "all"):
+    for split in ("dev", "heldout", "post_freeze", "frozen_2", "frozen_3", "all"):
         s = scores(by_split[split])
         print(f"{split:8s} n={s['n']:3d} accuracy={s['accuracy']:.3f} precision={s['precision']:.3f} recall={s['recall']:.3f} (tp {s['tp']}, fp {s['fp']}, fn {s['fn']}, tn {s['tn']})")
     print("per kind (all splits): accuracy")

@@ -106,7 +106,7 @@ _PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_solution", re.compile(rf"\bthere(?:'s|\s+is|\s+exists|\s+remains)\s+{_ADVERBS}no\s+{_QUALIFIERS}(?!way\b){_NOUNS}\b", re.I), "noun"),
     # "no path exists", "no edit can satisfy ...", "no route joins the start to the end"
     ("no_solution", re.compile(
-        rf"\bno\s+{_QUALIFIERS}(?!way\b){_NOUNS}\b[^.,;:!?]{{0,60}}?\b(?:exists?|remains?|is\s+possible|can\s+(?:be|satisfy|reach|connect|join|meet|fulfil+|show|depict|get)|joins?|connects?|leads?\s+to\s+the\s+(?:end|goal|red)|satisf(?:y|ies))\b",
+        rf"\bno\s+{_QUALIFIERS}(?!way\b){_NOUNS}\b[^.,;:!?]{{0,60}}?\b(?:exists?|remains?|is\s+possible|can\s+(?:be|satisfy|reach|connect|join|meet|fulfil+|show|depict|get)|joins?|connects?|leads?\s+(?:from\s+[^.,;:!?]{{1,30}}?\s+)?to\s+(?:the\s+)?(?:end|goal|red|finish|exit|target)|satisf(?:y|ies))\b",
         re.I), "noun"),
     # "there is no way to reach the end"
     ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other)\s+)?way\s+to\s+{_TASK_VERBS}\b", re.I), "plain"),
@@ -116,7 +116,7 @@ _PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_solution", re.compile(r"\b(?:has|have|with|found|find)\s+no\s+(?:(?:valid|legal|possible|feasible|correct)\s+)?(?:solution|path|route|answer)s?\b", re.I), "noun"),
     # "Verdict: infeasible."
     ("verdict", re.compile(r"^(?:verdict|conclusion|answer|result|final\s+answer|short\s+answer)\s*(?::|-|–|—)\s*(?:no\b|infeasible|impossible|unsolvable|not\s+(?:feasible|possible|solvable))", re.I), "plain"),
-    ("verdict", re.compile(r"^no\s+(?:(?:valid|legal|possible|feasible)\s+)?(?:solution|path|route)s?\s*[.!]?$", re.I), "plain"),
+    ("verdict", re.compile(r"^(?:(?:so|thus|therefore|hence)\s*[:,]?\s*)?no\s+(?:(?:valid|legal|possible|feasible)\s+)?(?:solution|path|route)s?\s*[.!]?$", re.I), "plain"),
     # "the request is impossible", "it is not possible to connect the start and the end"
     ("impossible", re.compile(rf"\b(?:is|are|'s|was\s+found\s+to\s+be|proves?\s+to\s+be|remains?|becomes?)\s+{_ADVERBS}{_ADJ}\b", re.I), "adjective"),
     ("impossible", re.compile(rf"\b(?:isn't|aren't|is\s+not|are\s+not)\s+{_ADVERBS}(?:possible|feasible|solvable|achievable|satisfiable|doable)\b", re.I), "adjective"),
@@ -145,7 +145,7 @@ _BLOCKING_CUES = re.compile(
     r"\b(?:if|whether|unless|suppose|supposing|assuming|assume|in\s+case|were|had|would|should|could|might|may|maybe|"
     r"perhaps|possibly|probably|likely|seems?|appears?|looks?|suspect|wonder|uncertain|check|verify|determine|see\s+if|"
     r"decide|not|never|no\s+reason|nothing|hardly|without|instead\s+of|rather\s+than|state\s+that|say\s+that|"
-    r"stating|says|said|asks?|asked|reminds?|reminder|told|call|calls|called|concluding|conclude\s+yet)\b|n't\b",
+    r"stating|says|said|asks?|asked|reminds?|reminder|told|call|calls|called|concluding|conclude\s+yet|report|declare|answer\s+that)\b|n't\b",
     re.I,
 )
 # Where a clause starts: punctuation (not the comma inside a coordinate such as (2,5)) or a connective.
@@ -169,7 +169,21 @@ _SAFETY = re.compile(
     r"real\s+person|identifiable|terms\s+of\s+(?:service|use))\b",
     re.I,
 )
+# "impossible to move diagonally / to tell / to miss": about a rule or a perception, not the task
+_RULE_VERBS = re.compile(
+    r"(?:move|moving|go|pass|cross|jump|step|enter|leave|walk|tell|know|say|see|miss|ignore|determine|judge|be\s+sure|"
+    r"verify|read|notice|overlook|avoid|use\s+(?:a\s+)?diagonal)\b",
+    re.I,
+)
+# A first-person "cannot" whose reason is the model's own tooling, not the request
+_CAPABILITY = re.compile(
+    r"\b(?:image\s+(?:output|generation|tool|editing\s+tool)|(?:my|the)\s+tools?|this\s+mode|capabilit\w*|disabled|"
+    r"unavailable|not\s+supported|text-only|only\s+(?:describe|output\s+text))\b",
+    re.I,
+)
 _REASON = re.compile(r"\b(?:because|since|as|given|due\s+to)\b|:", re.I)
+# "Should the end turn out to be enclosed, ...", "Had the request asked ..., ...": conditionals
+_INVERTED_CONDITIONAL = re.compile(r"^(?:should|were|had)\s+(?:the|it|this|that|there|a|an|any|we|i)\b[^,]*,", re.I)
 _RETRACT_NEXT = re.compile(
     r"^(?:wait|hmm,?\s+wait|actually|no,|on\s+second\s+thought|correction|scratch\s+that|oops|hold\s+on|let\s+me\s+re-?check)"
     r"|\b(?:i\s+was\s+wrong|my\s+mistake|i\s+made\s+a\s+mistake|after\s+all|i\s+missed)\b"
@@ -205,13 +219,15 @@ def _check(kind: str, sentence: str, m: re.Match) -> str:
     if _inside_quotes(sentence, m.start()):
         return "inside quotation marks"
     after = sentence[m.end():]
-    if kind == "noun" and re.search(r"(?:path|route|way|passage)s?$", m.group(0), re.I) and _LOCAL.match(after):
+    if kind == "noun" and re.search(r"\b(?:path|route|way|passage)s?\b", m.group(0), re.I) and (
+        _LOCAL.match(after) or re.search(r"\b(?:path|route|way|passage)s?\s+(?:through|via|past|along|around)\b", m.group(0), re.I)
+    ):
         return "narrowed to one place (a failed attempt, not the task)"
     if kind == "adjective":
         if _LOCAL_SUBJECT.search(prefix):
             return "about one route or cell, not the task (a failed attempt)"
         to_verb = re.match(r"\s+to\s+(\w+(?:\s+\w+)?)", after)
-        if to_verb and not re.match(_TASK_VERBS + r"\b", to_verb.group(1), re.I):
+        if to_verb and not re.match(_TASK_VERBS + r"\b", to_verb.group(1), re.I) and _RULE_VERBS.match(to_verb.group(1)):
             return f"'impossible to {to_verb.group(1)}' is about a rule, not the task"
         if re.search(r"(?:unreachable|not\s+reachable)$", m.group(0), re.I) and (
             _LOCAL.match(after) or not _REACH_SUBJECT.search(prefix)
@@ -224,6 +240,8 @@ def _check(kind: str, sentence: str, m: re.Match) -> str:
         return "not about the start or the end"
     if kind == "endpoint_loose" and not _ENDPOINT_WORDS.search(sentence):
         return "not about the start or the end"
+    if kind == "first_person" and _CAPABILITY.search(sentence):
+        return "a refusal because of the model's own tooling, not infeasibility"
     if kind == "first_person" and not _REASON.search(re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]):
         return "a refusal without a stated reason (could be for any reason)"
     if kind in ("first_person", "participle", "plain", "noun", "adjective") and _SAFETY.search(sentence):
@@ -243,7 +261,7 @@ def detect_refusal(text: str | None) -> RefusalDecision:
     rejected: list[tuple[str, str]] = []
     for i, (s, e) in enumerate(spans):
         sentence = text[s:e]
-        if sentence.rstrip().endswith("?"):
+        if sentence.rstrip().endswith("?") or _INVERTED_CONDITIONAL.match(sentence):
             continue
         for rule, pattern, kind in _PATTERNS[1:]:
             for m in pattern.finditer(sentence):
