@@ -73,3 +73,23 @@ def assignment(cost):
     for r, c in zip(rows, cols):
         out[int(r)] = int(c)
     return out
+
+
+def refine_euclidean(a, b, M):
+    """Refine a rotation+translation ``M`` (b(M p) ~ a(p)) by ECC on the overlapping pixels.
+
+    Returns ``M`` unchanged when ECC does not converge.
+    """
+    import cv2
+    import numpy as np
+
+    W = np.asarray(M, dtype=np.float32).copy()
+    ones = np.ones(b.shape, dtype=np.float32)
+    inside = cv2.warpAffine(ones, W, (a.shape[1], a.shape[0]), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    mask = cv2.erode((inside > 0.5).astype(np.uint8), np.ones((5, 5), np.uint8))
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-6)
+    try:
+        _, W = cv2.findTransformECC(a.astype(np.float32), b.astype(np.float32), W, cv2.MOTION_EUCLIDEAN, criteria, mask, 5)
+    except cv2.error:
+        return M
+    return W.astype(np.float64)

@@ -102,8 +102,10 @@ def generate(rng, tier: str) -> GeneratedItem:
             break
     # the shift puts one disc's centre right on a border, so at least one disc is cut
     cx, cy, _ = discs[int(rng.integers(len(discs)))]
-    sx = int(round(-cx + (0 if rng.uniform() < 0.5 else w * float(rng.uniform(0.2, 0.8))))) % w
-    sy = int(round(-cy)) % h if sx != int(round(-cx)) % w else int(rng.integers(0, h))
+    if rng.uniform() < 0.5:  # that disc's centre lands on the left/right border
+        sx, sy = int(round(-cx)) % w, int(rng.integers(0, h))
+    else:  # ... or on the top/bottom border
+        sx, sy = int(rng.integers(0, w)), int(round(-cy)) % h
     grey = photo_array(rng, w, h).mean(axis=-1, keepdims=True)
     canvas = np.repeat(0.5 * grey + 60.0, 3, axis=-1).astype(np.float32)
     for (x, y, r) in discs:

@@ -1,9 +1,10 @@
-"""shift_rot_align solver: SIFT matches + RANSAC similarity transform, then remove the part of
-the translation that comes from rotating about the image centre."""
+"""shift_rot_align solver: SIFT matches + RANSAC give a first rigid transform, ECC on the
+overlapping pixels refines it; then remove the part of the translation that comes from rotating
+about the image centre."""
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray, similarity_transform
+from lmms_plugins.tasks.cwi.solver_helpers import gray, refine_euclidean, similarity_transform
 
 
 def solve(image, image_2, prompt) -> str:
@@ -13,6 +14,7 @@ def solve(image, image_2, prompt) -> str:
     M = similarity_transform(a, b)
     if M is None:
         return "dx=0, dy=0, theta=0"
+    M = refine_euclidean(a, b, M)
     h, w = a.shape
     cx, cy = w / 2 - 0.5, h / 2 - 0.5
     alpha, beta = M[0, 0], M[0, 1]
