@@ -160,3 +160,16 @@ def test_hub_snapshot_is_used_when_no_local_root_and_failure_says_how_to_fix(roo
     monkeypatch.setattr(data, "_snapshot_root", None)
     with pytest.raises(FileNotFoundError, match="LMMS_PLUGINS_DOD_ROOT"):
         data.dataset_root()
+
+
+def test_a_crash_before_the_label_is_known_is_recorded_not_raised(tmp_path):
+    """process_results never raises; the aggregations count such a sample as status 'error'."""
+    broken = tmp_path / "no_labels_here"
+    broken.mkdir()
+    doc = {"case_id": "x-1-feasible", "input_image": "image/x.png", "prompt_en": "p", "dod_root": str(broken)}
+    res = hooks.process_results(doc, ['{"text": "", "images": []}'])
+    assert set(res) == set(hooks.METRIC_NAMES)
+    assert res["E"]["status"] == "error" and "ground_truth_criteria.jsonl" in res["E"]["reason"]
+    items = [res["sample_statuses"]]
+    assert hooks.aggregate_sample_statuses(items) == {"error": 1}
+    assert hooks.aggregate_run(items)["unlabelled"] == 1
