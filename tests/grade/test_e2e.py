@@ -66,55 +66,60 @@ def expected_calls() -> int:
     return 2 * len(with_image) + sum(1 for c in with_image if c.consistency != "none")
 
 
-def test_cli_scores_and_offline_rescoring_from_the_samples_log(run_lmms_eval, grade_run, tmp_path):
+def _torchrun() -> str | None:
+    exe = Path(sys.executable).with_name("torchrun")
+    return str(exe) if exe.exists() else shutil.which("torchrun")
+
+
+def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval, grade_run, tmp_path):
+    """Three real CLI runs on one dataset (three runs, not four, to keep the suite short):
+
+    1. two processes through lmms-eval's own multi-process path (torchrun: documents split by
+       rank, results gathered on rank 0), fresh judge cache: the hand-computed scores, each judge
+       request asked once across both ranks, an intact cache;
+    2. one process, same cache: no judge call at all, the same results as the two-process run;
+    3. one process, no judge configured, LMMS_PLUGINS_GRADE_VERDICTS = run 2's samples log:
+       the same results again (offline re-scoring from pre-computed verdicts).
+
+    Not `accelerate launch --num_processes 2 --cpu`: accelerate 1.15 runs that as ONE process
+    (its --cpu launcher is the single-process one), so it proves nothing about two writers.
+    """
     server, env, model_args, cache = grade_run
-    first = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "out1", env=env)
-    check_scores(first)
-    assert server.calls == expected_calls()
-    assert len(first["_samples"]["grade"]) == len(CASES)
-    # the samples log of that run re-scores it offline: verdicts file, no judge configured
-    sample_file = next(Path(first["_path"]).parent.glob("*_samples_grade.jsonl"))
-    offline_env = {**env, "LMMS_PLUGINS_GRADE_VERDICTS": str(sample_file), "LMMS_PLUGINS_JUDGE_BASE_URL": "",
-                   "LMMS_PLUGINS_JUDGE_MODEL": ""}
-    again = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "out2", env=offline_env)
-    check_scores(again)
-    assert server.calls == expected_calls()
-    for name in ("strict", "lenient", "reasoning", "consistency", "readability", "breakdown"):
-        assert metric(again, f"grade_{name}") == metric(first, f"grade_{name}"), name
-
-
-def _accelerate() -> str | None:
-    exe = Path(sys.executable).with_name("accelerate")
-    return str(exe) if exe.exists() else shutil.which("accelerate")
-
-
-def test_two_processes_then_a_rerun_from_their_cache(run_lmms_eval, grade_run, tmp_path):
-    """accelerate launch --num_processes 2 --cpu: hand-computed scores, each judge request asked once,
-    an intact cache; then a single-process re-run served wholly from that cache, same results."""
-    server, env, model_args, cache = grade_run
-    accelerate = _accelerate()
-    if accelerate is None:
-        pytest.skip("accelerate is not installed")
+    torchrun = _torchrun()
+    assert torchrun is not None, "torchrun (from torch, a dependency of lmms-eval) is not installed"
     out = tmp_path / "multi"
     out.mkdir()
-    cmd = [accelerate, "launch", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no",
-           "--dynamo_backend", "no", "--cpu", "-m", "lmms_eval", "--model", "replay", "--model_args", model_args,
+    entry = Path(__file__).with_name("lmms_eval_torchrun.py")
+    cmd = [torchrun, "--standalone", "--nproc_per_node", "2", str(entry), "--model", "replay", "--model_args", model_args,
            "--tasks", "grade", "--batch_size", "1", "--output_path", str(out), "--log_samples"]
-    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(out / ".hf_home"), **env}
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(out / ".hf_home"),
+                "OMP_NUM_THREADS": "1", **env}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=out, timeout=900)
     found = sorted(out.rglob("*_results.json"))
     assert found, f"no results (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     multi = json.loads(found[-1].read_text())
-    assert "world=2" in proc.stdout + proc.stderr  # lmms-eval really ran two ranks
+    log = proc.stdout + proc.stderr
+    assert "Building contexts for grade on rank 1" in log  # lmms-eval really ran two ranks ...
+    assert "Postprocessed 3 docs for grade" in log  # ... and rank 0 scored half of the 6 documents
     logged = next(found[-1].parent.glob("*_samples_grade.jsonl")).read_text().splitlines()
-    assert sorted(json.loads(l)["doc"]["task_id"] for l in logged) == sorted(c.task_id for c in CASES)
+    assert sorted(json.loads(l)["grade_strict"]["task_id"] for l in logged) == sorted(c.task_id for c in CASES)
     check_scores(multi)
     assert server.calls == expected_calls()  # each request once across both ranks
     entries = sorted(cache.rglob("*.json"))
     assert len(entries) == expected_calls() and not list(cache.rglob("*.tmp"))
     for entry in entries:
         assert json.loads(entry.read_text())["key"] == entry.stem
+
     single = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "single", env=env)
     assert server.calls == expected_calls()  # served from the cache the two ranks wrote
     for name in ("strict", "lenient", "reasoning", "consistency", "readability", "breakdown"):
         assert metric(single, f"grade_{name}") == multi["results"]["grade"][f"grade_{name},none"], name
+    assert len(single["_samples"]["grade"]) == len(CASES)
+
+    sample_file = next(Path(single["_path"]).parent.glob("*_samples_grade.jsonl"))
+    offline_env = {**env, "LMMS_PLUGINS_GRADE_VERDICTS": str(sample_file), "LMMS_PLUGINS_JUDGE_BASE_URL": "",
+                   "LMMS_PLUGINS_JUDGE_MODEL": ""}
+    offline = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "offline", env=offline_env)
+    assert server.calls == expected_calls()
+    for name in ("strict", "lenient", "reasoning", "consistency", "readability", "breakdown"):
+        assert metric(offline, f"grade_{name}") == metric(single, f"grade_{name}"), name
