@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from . import maze_geometry as mg
 
 COVER_MIN = 0.04
+MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 
@@ -37,6 +38,55 @@ def _ring_wall_share(frac) -> float:
     return sum(frac[r, c, mg.WALL] >= 0.5 for r, c in ring) / len(ring)
 
 
+def _locate_with_ring(img, n: int, path_color, relaxed: bool = False):
+    box, frac, scale = mg.locate(img, img.size, n=n, path_color=path_color, relaxed=relaxed)
+    if _ring_wall_share(frac) < RING_WALL_MIN:
+        raise mg.UnreadableGrid("outer wall not found")
+    return box, frac, scale
+
+
+def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Exception):
+    """The input's grid scaled to the output's size (for a pure rescale whose walls were not found)."""
+    size = img.size
+    sx, sy = size[0] / geometry.image_size[0], size[1] / geometry.image_size[1]
+    if min(geometry.box.pitch_x * sx, geometry.box.pitch_y * sy) < mg.MIN_PITCH_PX:
+        raise mg.UnreadableGrid(f"output: {size[0]}x{size[1]} px is too small for the maze ({first})")
+    factor = max(1, max(size) // mg.WORK_SIDE)
+    arr = mg.working_array(img, factor)
+    scale = size[0] / arr.shape[1]
+    b = geometry.box
+    box = mg.GridBox(b.n, b.x0 * sx / scale, b.y0 * sy / scale, b.pitch_x * sx / scale, b.pitch_y * sy / scale)
+    frac = mg.cell_fractions(mg.classify(arr, path_color), box)
+    if _ring_wall_share(frac) < RING_WALL_MIN:
+        raise mg.UnreadableGrid(f"output: no maze found ({first})")
+    return box, frac, scale
+
+
+def skew_degrees(img, path_color=mg.DEFAULT_PATH_RGB) -> float | None:
+    """Rotation (degrees, PIL's sense) of the solid outer wall: the slope of its left and right
+    edges over the middle half of its rows. None when there is no wall to measure."""
+    import math
+
+    import numpy as np
+
+    factor = max(1, max(img.size) // (2 * mg.WORK_SIDE))
+    wall = mg.classify(mg.working_array(img, factor), path_color) == mg.WALL
+    rows = np.flatnonzero(wall.sum(axis=1) >= 2)
+    if len(rows) < 20:
+        return None
+    span = rows[-1] - rows[0]
+    ys = np.arange(int(rows[0] + 0.25 * span), int(rows[-1] - 0.25 * span))
+    sub = wall[ys]
+    keep = sub.any(axis=1)
+    if keep.sum() < 10:
+        return None
+    ys, sub = ys[keep], sub[keep]
+    left = sub.argmax(axis=1)
+    right = sub.shape[1] - 1 - sub[:, ::-1].argmax(axis=1)
+    slope = 0.5 * (np.polyfit(ys, left, 1)[0] + np.polyfit(ys, right, 1)[0])
+    return math.degrees(math.atan(slope))
+
+
 def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
                     path_color: Sequence[int] = mg.DEFAULT_PATH_RGB) -> DrawnPath:
     """Cells covered by the path drawn in ``output_image``. Raises UnreadableGrid."""
@@ -45,23 +95,30 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     img, size = mg.open_rgb(output_image)
     located_by = "wall_box"
     try:
-        box, frac, scale = mg.locate(img, size, n=geometry.n, path_color=path_color)
-        if _ring_wall_share(frac) < RING_WALL_MIN:
-            raise mg.UnreadableGrid("outer wall not found")
+        box, frac, scale = _locate_with_ring(img, geometry.n, path_color)
     except mg.UnreadableGrid as first:
-        # fall back to the input's grid scaled to the output's size (a pure rescale)
-        sx, sy = size[0] / geometry.image_size[0], size[1] / geometry.image_size[1]
-        if min(geometry.box.pitch_x * sx, geometry.box.pitch_y * sy) < mg.MIN_PITCH_PX:
-            raise mg.UnreadableGrid(f"output: {size[0]}x{size[1]} px is too small for the maze ({first})") from None
-        factor = max(1, max(img.size) // mg.WORK_SIDE)
-        arr = mg.working_array(img, factor)
-        scale = size[0] / arr.shape[1]
-        b = geometry.box
-        box = mg.GridBox(b.n, b.x0 * sx / scale, b.y0 * sy / scale, b.pitch_x * sx / scale, b.pitch_y * sy / scale)
-        frac = mg.cell_fractions(mg.classify(arr, path_color), box)
-        if _ring_wall_share(frac) < RING_WALL_MIN:
-            raise mg.UnreadableGrid(f"output: no maze found ({first})") from None
-        located_by = "scaled_input"
+        found = None
+        angle = skew_degrees(img, path_color)
+        if angle is not None and MIN_SKEW_DEG <= abs(angle) <= MAX_SKEW_DEG:
+            # a slightly rotated output: turn it back and locate again (box in the turned image)
+            from PIL import Image
+
+            turned = img.rotate(-angle, resample=Image.BILINEAR, expand=True, fillcolor=(255, 255, 255))
+            try:
+                found = _locate_with_ring(turned, geometry.n, path_color, relaxed=True)
+                located_by = f"deskewed_{angle:+.1f}deg"
+            except mg.UnreadableGrid:
+                found = None
+        if found is None:  # a noisy image: the wall ring by cell majority
+            try:
+                found = _locate_with_ring(img, geometry.n, path_color, relaxed=True)
+                located_by = "wall_box_relaxed"
+            except mg.UnreadableGrid:
+                found = None
+        if found is None:
+            found = _scaled_input_box(img, geometry, path_color, first)
+            located_by = "scaled_input"
+        box, frac, scale = found
     pcls = mg.path_class(path_color)
     added = frac[..., pcls] - (geometry.fractions[..., pcls] if geometry.fractions is not None else 0.0)
     added = np.clip(added, 0.0, 1.0)
@@ -69,6 +126,11 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     # a noisy image has path-coloured speckles everywhere: the typical cell (the median; a path
     # covers far fewer than half the cells) sets the floor a drawn cell must clear
     threshold = max(COVER_MIN, NOISE_FACTOR * float(np.median(added)))
-    covered = frozenset(cell for cell, v in coverage.items() if v >= threshold)
+    # colour noise spreads over all hues: the share of a cell's pixels in hues the maze does not
+    # use ("other") predicts how many fall in the path's hue window by chance
+    window = 2 * mg.HUE_TOLERANCE_DEG
+    chance = frac[..., mg.OTHER] * window / max(1.0, 360.0 - 3 * window)
+    limit = threshold + NOISE_FACTOR * chance
+    covered = frozenset(cell for cell, v in coverage.items() if v >= limit[cell])
     return DrawnPath(box=box.scaled(scale), covered=covered, coverage=coverage, fractions=frac,
                      located_by=located_by)

@@ -166,6 +166,8 @@ ROUGH = {
     "noise": lambda im: _noisy(im, 15),
     "tint": _tinted,
     "rotated_1deg": lambda im: im.rotate(1, resample=Image.BILINEAR, fillcolor="white"),
+    "rotated_5deg": lambda im: im.rotate(-5, resample=Image.BILINEAR, fillcolor="white", expand=True),
+    "heavy_noise": lambda im: _noisy(im, 40),
     "anisotropic": lambda im: im.resize((im.width, int(im.height * 0.85)), Image.BILINEAR),
     "jpeg_q20": lambda im: degrade(im, "jpeg20"),
 }
@@ -173,7 +175,7 @@ ROUGH = {
 
 @pytest.mark.parametrize("rough", sorted(ROUGH))
 def test_rough_outputs_keep_their_verdict(rough):
-    """What an image model really returns: blurred, noisy, tinted, slightly rotated or squashed."""
+    """What an image model really returns: blurred, noisy, tinted, rotated or squashed."""
     import random
 
     pair = PAIRS[2]
