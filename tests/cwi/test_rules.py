@@ -197,8 +197,14 @@ GOLDS = {
     "restore_then_measure": "37.5", "ring_rotor": "ring=2, angle=135.0", "double_exposure": "[30,-50]",
     "anomaly_v2": "[[0,3],[2,1]]", "congruent_pair": "[1,4]", "trace_length": "412.5", "crop_provenance": "[100,100,500,500]",
     "sub_rect_swap": "[[0,0,100,100],[500,500,700,700]]", "brightest_blob": "240,130", "gain_center": "[[100,100],[200,50]]",
-    "swatch_rgb": "120,64,200",
+    "swatch_rgb": "120,64,200", "circular_shift": "-40,17", "peak_count": "12", "grating_period": "23.5",
+    "scan_moire": "1.032", "retouch_region": "[10,20,300,400]", "circle_fit": "251.5,199.0", "print_misreg": "0.4,-1.2",
+    "film_color": "66,66,158", "patch_mean_dots": "10,200,30", "color_count": "14", "channel_mix": "0,255,128",
 }
+
+
+def test_property_golds_cover_every_card_task():
+    assert set(GOLDS) == set(TASKS)
 
 
 @settings(max_examples=400, deadline=None)
