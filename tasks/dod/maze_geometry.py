@@ -77,7 +77,7 @@ def path_class(path_color: Sequence[int]) -> int:
     return PATH
 
 
-def open_rgb(image: Any):
+def open_rgb(image: Any, *, allow_draft: bool = True):
     """A decoded RGB PIL image from a path or a PIL image of any mode (RGBA is composited on
     white, grayscale and palettes converted).  JPEGs larger than needed are decoded at reduced
     size.  Raises UnreadableGrid with the reason for a missing, corrupt, tiny or oversized image.
@@ -91,7 +91,7 @@ def open_rgb(image: Any):
             raise UnreadableGrid(f"image too large: {w}x{h} px (limit {MAX_PIXELS} px)")
         if w < 8 or h < 8:
             raise UnreadableGrid(f"image too small: {w}x{h} px")
-        if img.format == "JPEG" and max(w, h) > 4 * WORK_SIDE:
+        if allow_draft and img.format == "JPEG" and max(w, h) > 4 * WORK_SIDE:
             img.draft("RGB", (w // 2, h // 2))  # JPEG decodes at 1/2 size (still 2x the working size)
         if img.mode in ("RGBA", "LA", "PA", "RGBa") or (img.mode == "P" and "transparency" in img.info):
             rgba = img.convert("RGBA")

@@ -24,7 +24,7 @@ RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in
 
 @dataclass(frozen=True)
 class DrawnPath:
-    box: mg.GridBox  # the grid in the output image, original pixels
+    box: mg.GridBox  # the grid in the decoded output (JPEGs may decode reduced; deskewed when turned)
     covered: frozenset  # cells the drawn path covers
     coverage: dict = field(compare=False)  # cell -> added share of path colour (cells > 0 only)
     fractions: Any = field(compare=False, repr=False, default=None)  # (n, n, classes) of the output

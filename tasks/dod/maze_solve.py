@@ -45,7 +45,7 @@ def solve_maze_image(image: Any, path_color: Sequence[int] = mg.DEFAULT_PATH_RGB
                 f"No solution exists: walls separate the green start from the red end, so no continuous "
                 f"path through white cells can join them.")
         return MazeSolution("no_path", text)
-    img, _size = mg.open_rgb(image)
+    img, _size = mg.open_rgb(image, allow_draft=False)  # drawn at full size, in original pixels
     img = img.copy()
     box = geom.box
     pitch = min(box.pitch_x, box.pitch_y)

@@ -69,3 +69,14 @@ def test_model_generate_until(tmp_path: Path):
     assert verify_maze_edit(a, first["images"][0]).ok
     assert second["images"] == [] and "[ABSTAIN]</think>" in second["text"]
     assert third["images"] == [] and third["text"]
+
+
+def test_large_jpeg_input_is_drawn_in_original_pixels(tmp_path: Path):
+    pair = make_pair(2, 9, 4)
+    a, _b, _ref, _ = render_pair(pair)
+    big = a.resize((a.width * 3, a.height * 3), Image.NEAREST)
+    path = tmp_path / "big.jpg"
+    big.save(path, quality=92)
+    solved = solve_maze_image(path)
+    assert solved.image.size == big.size
+    assert verify_maze_edit(path, solved.image).ok
