@@ -32,6 +32,7 @@ PROMPT_NAMES = ("reasoning", "consistency_overall", "consistency_style", "readab
 PROMPT_DIR = Path(__file__).with_name("prompts")
 ANSWER_ATTEMPTS = 3  # answers asked per dimension before the sample becomes judge_error
 MAX_SIDE = 1024  # images go to the judge as JPEG, longest side <= 1024, as the official code does
+JPEG_QUALITY = 75  # PIL's default, which the official code uses (it passes no quality)
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def image_part(image_or_path) -> dict:
     """An image as the judge gets it: JPEG, longest side at most 1024 (raises ImageError)."""
     from lmms_plugins.utils.judge_client import image_part as _part
 
-    return _part(image_or_path, max_side=MAX_SIDE, fmt="JPEG")
+    return _part(image_or_path, max_side=MAX_SIDE, fmt="JPEG", quality=JPEG_QUALITY)
 
 
 def _questions_text(questions: Sequence[Question]) -> str:
@@ -198,7 +199,7 @@ class _Images:
 def _ask(client, build, key_data: dict, prompt: Prompt, parse) -> DimensionResult:
     from lmms_plugins.utils.judge_client import JudgeError
 
-    key_data = {"layout": MESSAGE_LAYOUT, "max_side": MAX_SIDE, **key_data}
+    key_data = {"layout": MESSAGE_LAYOUT, "max_side": MAX_SIDE, "jpeg_quality": JPEG_QUALITY, **key_data}
     try:
         res = client.complete(build, prompt_version=prompt.version, parse=parse, attempts=ANSWER_ATTEMPTS, key_data=key_data)
     except JudgeError as exc:
