@@ -19,7 +19,10 @@ from lmms_plugins.utils.model_output import parse_model_output
 from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, rule_from_config, score
 
 TIERS = ("easy", "medium", "hard", "expert")
-METRICS = ("accuracy", "extraction_failure_rate")
+# Every doc returns every metric, ending with one that always has a value: lmms-eval 0.7.3 takes
+# a task's sample count from the *last* metric it aggregates, so a tier-only list there would
+# shrink the task's size (and its weight in the groups).
+METRICS = tuple(f"accuracy_{t}" for t in TIERS) + ("accuracy", "extraction_failure_rate")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEFAULT_TEMPLATE = "prompt.jinja"
 
@@ -130,15 +133,12 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
     acc = status.sample(s.value, s.status, s.reason, sid, **extra)
     failed = s.status == UNPARSABLE
-    out = {
-        "accuracy": acc,
-        "extraction_failure_rate": status.sample(
-            1.0 if failed else 0.0, s.status, s.reason if s.status != status.OK else "", sid
-        ),
-    }
-    tier = _tier(doc)
-    if tier is not None:
-        out[f"accuracy_{tier}"] = acc
+    # the tier metrics get the same sample; each tier's aggregation keeps its own tier's items
+    out = {f"accuracy_{t}": acc for t in TIERS}
+    out["accuracy"] = acc
+    out["extraction_failure_rate"] = status.sample(
+        1.0 if failed else 0.0, s.status, s.reason if s.status != status.OK else "", sid
+    )
     if s.status == BAD_GOLD:
         status.log.warning("cwi item %s: %s", sid, s.reason)
     return out
@@ -161,8 +161,20 @@ def aggregate_accuracy(items: list) -> float:
     return status.mean(items, "cwi accuracy")
 
 
-def aggregate_tier_accuracy(items: list) -> float:
-    return status.mean(items, "cwi accuracy (one tier)")
+def _tier_mean(tier: str):
+    def aggregate(items: list) -> float:
+        mine = [i for i in items if isinstance(i, dict) and i.get("tier") == tier]
+        return status.mean(mine, f"cwi accuracy_{tier}")
+
+    aggregate.__name__ = aggregate.__qualname__ = f"aggregate_accuracy_{tier}"
+    return aggregate
+
+
+# accuracy over the items of one tier (NaN when the split has none)
+aggregate_accuracy_easy = _tier_mean("easy")
+aggregate_accuracy_medium = _tier_mean("medium")
+aggregate_accuracy_hard = _tier_mean("hard")
+aggregate_accuracy_expert = _tier_mean("expert")
 
 
 def aggregate_failure_rate(items: list) -> float:

@@ -29,7 +29,9 @@ def test_visuals_one_or_two_images_in_rgb():
 
 def test_process_results_metrics_and_tier():
     out = hooks.process_results(DOC, ["work... <answer>dx=4, dy=-3</answer>"], rule=RULE)
-    assert set(out) == {"accuracy", "accuracy_hard", "extraction_failure_rate"}
+    assert list(out)[-1] == "extraction_failure_rate"  # lmms-eval sizes the task by the last metric
+    assert set(out) == {"accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "extraction_failure_rate"}
+    assert out["accuracy_easy"]["tier"] == "hard"
     assert out["accuracy"]["value"] == 1.0 and out["accuracy"]["status"] == "ok"
     assert out["accuracy"]["predicted"] == {"dx": 4, "dy": -3}
     assert out["extraction_failure_rate"]["value"] == 0.0
@@ -80,6 +82,19 @@ def test_process_results_never_raises(pred, gold, tier):
     out = hooks.process_results({"id": 1, "answer": gold, "difficulty": tier}, [pred], rule=RULE)
     assert out["accuracy"]["value"] in (0.0, 1.0)
     assert out["accuracy"]["status"] in ("ok", "unparsable", "missing_data", "error")
+
+
+def test_tier_aggregations_keep_their_tier():
+    docs = [({**DOC, "difficulty": t}, p) for t, p in (("easy", "<answer>3,-2</answer>"), ("easy", "x"), ("hard", "<answer>3,-2</answer>"))]
+    outs = [hooks.process_results(d, [p], rule=RULE) for d, p in docs]
+    assert hooks.aggregate_accuracy_easy([o["accuracy_easy"] for o in outs]) == 0.5
+    assert hooks.aggregate_accuracy_hard([o["accuracy_hard"] for o in outs]) == 1.0
+    assert hooks.aggregate_accuracy_expert([o["accuracy_expert"] for o in outs]) != hooks.aggregate_accuracy_expert([])  # NaN
+
+
+def test_error_path_returns_every_metric_last_one_full():
+    out = hooks.process_results(DOC, ["<answer>3,-2</answer>"])
+    assert list(out) == list(hooks.METRICS) and list(out)[-1] == "extraction_failure_rate"
 
 
 def test_aggregations_count_statuses():
