@@ -13,7 +13,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from grade_fixtures import (  # noqa: E402
     CASES,
     canned_judge,
-    case_of_image,
     decode_image,
     expected_scores,
     kind_of,
