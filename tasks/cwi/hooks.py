@@ -105,6 +105,8 @@ def _resolve_rule(raw: Any) -> Rule:
     if hit is not None and hit[0] is raw:
         return hit[1]
     rule = rule_from_config(raw)
+    if len(_rule_cache) > 256:  # a run has a few tasks; keep the cache small anyway
+        _rule_cache.clear()
     _rule_cache[id(raw)] = (raw, rule)
     return rule
 
