@@ -209,6 +209,7 @@ class JudgeClient:
         temperature: float = 0.0,
         max_tokens: int | None = None,
         key_data: Any = None,
+        retry_feedback: bool = False,
     ) -> JudgeResult:
         """Ask the judge; return the first answer that ``parse`` accepts (cached when possible).
 
@@ -216,6 +217,10 @@ class JudgeClient:
         that determines the messages, e.g. the prompt text and the image files' sha256), the cache
         key is computed from ``key_data`` instead, and the messages (base64 images) are only built
         on a cache miss, so a re-run costs no image encoding.
+
+        ``retry_feedback``: when an answer is rejected, the next attempt also carries that answer
+        and a short note of what was wrong (a judge at temperature 0 otherwise tends to repeat
+        itself). The cache key stays that of the original messages.
         """
         if not prompt_version:
             raise ValueError("prompt_version is required: it is part of the cache key")
@@ -238,14 +243,21 @@ class JudgeClient:
                 messages = [dict(m) for m in messages()]
             calls = 0
             last_problem = ""
+            asked = messages
             for answer_no in range(1, max(1, attempts) + 1):
-                text, n = self._post(messages, temperature=temperature, max_tokens=max_tokens)
+                text, n = self._post(asked, temperature=temperature, max_tokens=max_tokens)
                 calls += n
                 try:
                     value = parse(text) if parse is not None else text
                 except ValueError as exc:
                     last_problem = f"{exc}"
                     log.info("judge answer %d/%d rejected: %s", answer_no, attempts, exc)
+                    if retry_feedback:
+                        asked = messages + [
+                            {"role": "assistant", "content": text},
+                            {"role": "user", "content": f"That reply could not be used ({exc}). "
+                             "Answer again, exactly in the required format."},
+                        ]
                     continue
                 self._cache_put(key, prompt_version, text)
                 return JudgeResult(value=value, raw=text, cached=False, calls=calls)

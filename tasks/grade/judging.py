@@ -201,7 +201,8 @@ def _ask(client, build, key_data: dict, prompt: Prompt, parse) -> DimensionResul
 
     key_data = {"layout": MESSAGE_LAYOUT, "max_side": MAX_SIDE, "jpeg_quality": JPEG_QUALITY, **key_data}
     try:
-        res = client.complete(build, prompt_version=prompt.version, parse=parse, attempts=ANSWER_ATTEMPTS, key_data=key_data)
+        res = client.complete(build, prompt_version=prompt.version, parse=parse, attempts=ANSWER_ATTEMPTS,
+                              key_data=key_data, retry_feedback=True)
     except JudgeError as exc:
         return DimensionResult(value=None, error=str(exc))
     detail = res.value

@@ -346,3 +346,17 @@ def test_file_digest(tmp_path):
 
     (tmp_path / "a.bin").write_bytes(b"x" * 3_000_000)
     assert file_digest(tmp_path / "a.bin") == hashlib.sha256(b"x" * 3_000_000).hexdigest()
+
+
+def test_retry_feedback_shows_the_judge_its_rejected_answer(server, tmp_path):
+    server.handler = sequence("I think yes.", '{"answer": "yes"}')
+    client, _ = make_client(server, tmp_path)
+    res = client.complete(MESSAGES, prompt_version="v1", parse=parse_answer, retry_feedback=True)
+    assert res.value == "yes" and server.calls == 2
+    first, second = server.requests
+    assert first["messages"] == MESSAGES
+    assert second["messages"][:1] == MESSAGES and second["messages"][1] == {"role": "assistant", "content": "I think yes."}
+    assert "no JSON found" in second["messages"][2]["content"]
+    # cached under the original question: a new client asking it gets the accepted answer
+    again, _ = make_client(server, tmp_path)
+    assert again.complete(MESSAGES, prompt_version="v1", parse=parse_answer).cached

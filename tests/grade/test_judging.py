@@ -133,6 +133,10 @@ def test_wrong_count_fenced_and_invalid_json_are_retried(data, judge_env):
     rec = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert rec["status"] == "ok" and rec["R"] == 1.0 and served["reasoning"] == 3
     assert rec["judge_calls"] == 3 + 2  # three answers for R, one each for C and L
+    # each retry shows the judge its rejected answer and what was wrong with it
+    retries = [r for r in judge_env.requests if kind_of(r) == "reasoning"][1:]
+    assert "answered 1 question(s), expected 2" in retries[0]["messages"][-1]["content"]
+    assert retries[1]["messages"][-2]["content"] == "[{'id': 'Q1', 'answer': 'Yes'}"
 
 
 def test_exhausted_answers_leave_the_dimension_pending(data, judge_env):
