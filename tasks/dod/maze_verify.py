@@ -122,6 +122,9 @@ def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict)
     sorted_cells = tuple(sorted(covered))
     if not drew:
         return MazeVerdict(False, "no_path_drawn", sorted_cells, details, False)
+    # does the drawing link start and end (walls ignored)? On an infeasible map: a full path anyway
+    details = {**details, "joins_ends": any(start in comp and goal in comp
+                                            for comp in bfs.components(covered | {start, goal}))}
     # altered before crossed: a misplaced grid (a warped or re-drawn maze) shows as many altered
     # cells, which must not be read as a path through walls
     altered = _altered_cells(geom, drawn, pcls)

@@ -62,7 +62,8 @@ def test_reason_details_name_the_cells(rendered):
     pair = PAIRS[2]
     a, b, *_ = rendered[pair.pair_id]
     v = verify_maze_edit(b, corrupt(pair, "infeasible_drawn"), _evidence(pair.blocked_grid, pair))
-    assert v.details["wall_cells"] == [list(pair.cut)]
+    assert v.details["wall_cells"] == [list(pair.cut)] and v.details["joins_ends"] is True
+    assert verify_maze_edit(a, corrupt(pair, "gap")).details["joins_ends"] is False
     assert drew_path_anyway(b, corrupt(pair, "infeasible_drawn")) is True
     assert drew_path_anyway(b, b) is False
     v = verify_maze_edit(a, corrupt(pair, "repainted_wall"))
