@@ -257,3 +257,22 @@ def test_user_prompt_files_replace_ours_and_change_the_cache_key(data, judge_env
                                      else canned_judge(req))
     rec = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert rec["L"] == 1 and judge_env.calls == calls + 1  # only the replaced prompt was asked again
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"task_id": "physics_mech_001", "R": 1.5}', "R must be between 0 and 1"),
+        ('{"task_id": "physics_mech_001", "C": 3}', "C must be 0, 1 or 2"),
+        ('{"R": 1.0}', "not an object with a task_id"),
+        ("not json", "not JSON"),
+    ],
+)
+def test_a_broken_verdict_file_is_an_error_naming_file_and_line(data, monkeypatch, tmp_path, line, message):
+    docs, answers, _ = data
+    vfile = tmp_path / "v.jsonl"
+    vfile.write_text('{"task_id": "eco_macro_001", "R": 1.0, "C": 2, "L": 2}\n' + line + "\n")
+    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(vfile))
+    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
+    assert rec["status"] == "error" and f"{vfile}:2" in rec["reason"] and message in rec["reason"]
+    assert rec["R"] is None and rec["domain"] == "eco"  # pending, still attributed to its domain
