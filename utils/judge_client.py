@@ -36,11 +36,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import io
 import json
 import logging
 import os
 import random
+import re
 import socket
 import tempfile
 import threading
@@ -311,8 +313,8 @@ class JudgeClient:
             raise _Retryable(f"timeout after {self.config.timeout_s}s ({exc})") from None
         except urllib.error.URLError as exc:
             raise _Retryable(f"connection error: {exc.reason}") from None
-        except (ConnectionError, OSError) as exc:  # reset mid-read, remote closed, ...
-            raise _Retryable(f"connection error: {exc}") from None
+        except (ConnectionError, OSError, http.client.HTTPException) as exc:  # reset or truncated mid-read
+            raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from None
         try:
             body = json.loads(raw)
             return _reply_text(body)
@@ -425,7 +427,8 @@ def extract_json(text: str) -> Any:
     """
     if not isinstance(text, str):
         raise ValueError(f"expected text, got {type(text).__name__}")
-    stripped = text.strip()
+    # Reasoning models served by vLLM & co. may put their thinking in the content: drop it.
+    stripped = re.sub(r"(?is)<think(?:ing)?>.*?</think(?:ing)?>", "", text).strip()
     try:
         return json.loads(stripped)
     except ValueError:

@@ -278,6 +278,7 @@ def test_images_reach_the_server(server, tmp_path):
         ('```\n{"a": 2}\n```', {"a": 2}),
         ('Here is my verdict: {"score": 2, "reason": "fine"} Hope it helps.', {"score": 2, "reason": "fine"}),
         ("Sure [see below]\n{\"a\": [1, 2]}", {"a": [1, 2]}),
+        ('<think>maybe [1] or {"a": 0}?</think>\n{"a": 3}', {"a": 3}),
     ],
 )
 def test_extract_json(text, expected):
