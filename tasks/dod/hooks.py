@@ -231,6 +231,11 @@ def _judge_edit(label, input_path: Path, output_path: Path, doc: Mapping) -> tup
         except ImportError as exc:
             return None, f"maze verifier not installed ({exc})", M.MAZE_UNVERIFIED
         verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
+        if verdict.reason == "unreadable_grid" and verdict.details.get("side") == "input":
+            # our reading of the dataset's own map failed (or disagrees with grid_evidence): that is
+            # not the model's fault, so the sample is pending, not a silent E = 0
+            why = verdict.details.get("message", "input maze not readable")
+            return None, f"maze verifier could not read the input map: {why}", M.MAZE_UNVERIFIED
         return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK
     if not edit_judge_enabled():
         return None, "editing judge not configured", M.NO_EDIT_JUDGE

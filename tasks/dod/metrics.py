@@ -33,7 +33,7 @@ PAIR_METRICS = ("pair_success", "pair_behaviour")
 # Per-metric statuses beyond lmms_plugins.utils.status (documented in README.md)
 NOT_APPLICABLE = "not_applicable"  # E on an infeasible request, D on a feasible one
 NO_EDIT_JUDGE = "no_edit_judge"  # real-world E needs the editing judge, which is not configured
-MAZE_UNVERIFIED = "maze_unverified"  # maze E needs the maze verifier, which is not installed
+MAZE_UNVERIFIED = "maze_unverified"  # maze E pending: verifier not installed, or it cannot read the dataset's map
 
 
 @dataclass(frozen=True)
