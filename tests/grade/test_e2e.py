@@ -83,6 +83,7 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
 
     Not `accelerate launch --num_processes 2 --cpu`: accelerate 1.15 runs that as ONE process
     (its --cpu launcher is the single-process one), so it proves nothing about two writers.
+    (`accelerate launch --multi_gpu --num_processes 2` does start two CPU ranks, like torchrun.)
     """
     server, env, model_args, cache = grade_run
     torchrun = _torchrun()
