@@ -175,10 +175,11 @@ def _process_results(doc, results):
 
 
 # ------------------------------------------------------------------------------- aggregation
-def _samples(items: list, name: str):
+def _samples(items: list, name: str | None = None):
     from lmms_plugins.tasks.grade.scoring import SampleScore
 
-    st.report(name, items)
+    if name:  # status counts logged once per run (by the breakdown), not once per metric
+        st.report(name, items)
     seen: dict[str, SampleScore] = {}
     for i, it in enumerate(items):
         if not isinstance(it, dict) or "consistency_type" not in it:
@@ -198,7 +199,7 @@ def _samples(items: list, name: str):
 def _overall(items, name):
     from lmms_plugins.tasks.grade.scoring import score_group
 
-    return score_group(_samples(items, name), n_resamples=0)
+    return score_group(_samples(items), n_resamples=0)
 
 
 def agg_strict(items):
