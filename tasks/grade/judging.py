@@ -8,8 +8,10 @@
 
 Prompts are this project's own (``prompts/*.jinja``). A user replaces any of them by putting a
 file of the same name in the folder named by ``LMMS_PLUGINS_GRADE_PROMPTS`` (e.g. the official
-prompts, verbatim); variables available: ``instruction``, ``questions`` (list of objects with
-``id``, ``question``, ``score``) and ``questions_json``. The prompt text is part of the cache key,
+prompts, verbatim). A ``.jinja`` file is a Jinja template with the variables ``instruction``,
+``questions`` (objects with ``id``, ``question``, ``score``) and ``questions_json``; any other file
+is plain text in which ``{instruct}`` / ``{instruction}`` become the instruction and doubled
+braces single ones (so an official prompt can be pasted from its Python f-string as it is). The prompt text is part of the cache key,
 so changing a prompt never serves a verdict given to another prompt.
 """
 
@@ -46,6 +48,13 @@ class Prompt:
         return f"grade-{self.name}-" + hashlib.sha256(self.source.encode("utf-8")).hexdigest()[:16]
 
     def render(self, **variables: Any) -> str:
+        if not self.origin.endswith(".jinja"):
+            # A plain-text prompt, e.g. an official prompt pasted from its Python f-string:
+            # {instruct} / {instruction} become the instruction, doubled braces single ones.
+            text = self.source
+            for placeholder in ("{instruct}", "{instruction}"):
+                text = text.replace(placeholder, str(variables.get("instruction", "")))
+            return text.replace("{{", "{").replace("}}", "}").strip()
         import jinja2
 
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)

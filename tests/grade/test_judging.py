@@ -276,3 +276,26 @@ def test_a_broken_verdict_file_is_an_error_naming_file_and_line(data, monkeypatc
     rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
     assert rec["status"] == "error" and f"{vfile}:2" in rec["reason"] and message in rec["reason"]
     assert rec["R"] is None and rec["domain"] == "eco"  # pending, still attributed to its domain
+
+
+def test_an_official_style_fstring_prompt_pasted_as_text(data, judge_env, monkeypatch, tmp_path):
+    docs, answers, _ = data
+    prompts = tmp_path / "official"
+    prompts.mkdir()
+    (prompts / "consistency_overall.txt").write_text(
+        "Judge consistency for: {instruct}\nAnswer {{\"Instruction\": \"...\", \"Final Score\": 0-2, \"Reason\": \"...\"}}\n")
+    monkeypatch.setenv("LMMS_PLUGINS_GRADE_PROMPTS", str(prompts))
+    seen = []
+
+    def handler(req):
+        system = req["messages"][0]["content"]
+        if system.startswith("Judge consistency"):
+            seen.append(system)
+            return json.dumps({"Instruction": "x", "Final Score": 2, "Reason": "same"})
+        return canned_judge(req)
+
+    judge_env.handler = handler
+    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
+    assert rec["status"] == "ok" and rec["C"] == 2
+    assert seen == ['Judge consistency for: Edit the diagram of eco_macro_001.\n'
+                    'Answer {"Instruction": "...", "Final Score": 0-2, "Reason": "..."}']
