@@ -63,8 +63,10 @@ class CwiSolver(lmms):
         return self.task_dict[task][split][doc_id]
 
     def generate_until(self, requests) -> list[str]:
+        from tqdm import tqdm
+
         outputs = []
-        for req in requests:
+        for req in tqdm(requests, desc="cwi_solver", disable=self.rank != 0):
             ctx, _gen_kwargs, doc_to_visual, doc_id, task_name, split = req.args[:6]
             where = f"{task_name} doc {doc_id}"
             cwi_task = cwi_task_of(task_name, getattr(req, "metadata", None))

@@ -37,16 +37,33 @@ def circular_shift(a, b) -> tuple[int, int, float]:
     return int(dx), int(dy), float(corr.max())
 
 
-def similarity_transform(a, b):
+def similarity_transform(a, b, scale_range=(0.25, 4.0)):
     """2x3 matrix M (rotation+uniform scale+translation) with b(M p) ~ a(p), from SIFT + RANSAC.
 
-    Returns None when too few features match.
+    A degenerate fit (scale outside ``scale_range``) is retried on contrast-equalised images with
+    a looser ratio test. Returns None when no plausible transform is found.
     """
+    import math
+
+    import cv2
+    import numpy as np
+
+    for equalise in (False, True):
+        M = _sift_fit(a, b, equalise)
+        if M is not None and scale_range[0] <= math.hypot(M[0, 0], M[0, 1]) <= scale_range[1]:
+            return M
+    return None
+
+
+def _sift_fit(a, b, equalise: bool):
     import cv2
     import numpy as np
 
     a8 = np.clip(a, 0, 255).astype(np.uint8)
     b8 = np.clip(b, 0, 255).astype(np.uint8)
+    if equalise:
+        clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
+        a8, b8 = clahe.apply(cv2.GaussianBlur(a8, (3, 3), 0)), clahe.apply(cv2.GaussianBlur(b8, (3, 3), 0))
     # a low contrast threshold: smooth, noisy photos still give enough keypoints
     sift = cv2.SIFT_create(nfeatures=3000, contrastThreshold=0.01)
     ka, da = sift.detectAndCompute(a8, None)
@@ -55,7 +72,8 @@ def similarity_transform(a, b):
         return None
     matcher = cv2.BFMatcher(cv2.NORM_L2)
     pairs = matcher.knnMatch(da, db, k=2)
-    good = [m for m, *rest in pairs if rest and m.distance < 0.8 * rest[0].distance]
+    ratio = 0.9 if equalise else 0.8
+    good = [m for m, *rest in pairs if rest and m.distance < ratio * rest[0].distance]
     if len(good) < 4:
         return None
     src = np.float32([ka[m.queryIdx].pt for m in good])

@@ -80,7 +80,12 @@ def generate(rng, tier: str) -> GeneratedItem:
         cv2.ellipse(canvas, (w // 2, h // 2), (radius, radius), 0, float(edges[i]), float(edges[i + 1]),
                     tuple(int(v) for v in cols[i]), -1, lineType=cv2.LINE_8)
     s = _STRETCH[tier]
-    A = np.array([[1 + rng.uniform(-s, s), rng.uniform(-s, s)], [rng.uniform(-s, s), 1 + rng.uniform(-s, s)]])
+    for _ in range(MAX_ATTEMPTS):
+        A = np.array([[1 + rng.uniform(-s, s), rng.uniform(-s, s)], [rng.uniform(-s, s), 1 + rng.uniform(-s, s)]])
+        # the distorted pie must stay inside the canvas (before the lossless roll), else area is lost
+        half_w, half_h = radius * np.hypot(A[0, 0], A[0, 1]), radius * np.hypot(A[1, 0], A[1, 1])
+        if half_w <= w / 2 - 3 and half_h <= h / 2 - 3 and abs(np.linalg.det(A)) > 0.3:
+            break
     c = np.array([w / 2, h / 2])
     M = np.hstack([A, (c - A @ c)[:, None]])
     warped = cv2.warpAffine(canvas, M, (w, h), flags=cv2.INTER_NEAREST, borderValue=tuple(int(v) for v in bg))

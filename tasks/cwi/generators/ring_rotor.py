@@ -57,6 +57,20 @@ def rotate_ring(a, ring: int, n: int, radius: float, angle: float):
     return out
 
 
+def _visible_change(a, b, ring: int, n: int) -> bool:
+    """Well-posedness: the turned ring must be textured and really look different (no flat sky)."""
+    import numpy as np
+
+    h, w = a.shape[:2]
+    c = (w - 1) / 2
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot(xx - c, yy - c)
+    width = _RADIUS / n
+    inside = (r >= ring * width + 1) & (r < (ring + 1) * width - 1)
+    ga, gb = a.mean(axis=-1)[inside], b.mean(axis=-1)[inside]
+    return float(ga.std()) >= 15.0 and float(np.abs(ga - gb).mean()) >= 8.0
+
+
 def generate(rng, tier: str) -> GeneratedItem:
     check_tier(tier)
     n = _RINGS[tier]
@@ -68,8 +82,11 @@ def generate(rng, tier: str) -> GeneratedItem:
         answer = f"ring={ring}, angle={angle}"
         if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
             break
-    a = photo_array(rng, _SIZE, _SIZE)
-    b = rotate_ring(a, ring, n, _RADIUS, angle)
+    for _ in range(MAX_ATTEMPTS):
+        a = photo_array(rng, _SIZE, _SIZE)
+        b = rotate_ring(a, ring, n, _RADIUS, angle)
+        if _visible_change(a, b, ring, n):
+            break
     sigma = NOISE[tier]
     prompt = PROMPT.format(s=_SIZE, R=_RADIUS, c=(_SIZE - 1) / 2, n=n, wdt=_RADIUS / n, last=n - 1) + answer_suffix(
         "ring=<index>, angle=<degrees>", "ring=2, angle=-135.0"

@@ -10,7 +10,7 @@ from lmms_plugins.tasks.cwi.gen_helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
-from lmms_plugins.tasks.cwi.generators.shift_rot_align import warp_window
+from lmms_plugins.tasks.cwi.generators.shift_rot_align import has_texture, warp_window
 
 TASK = "rot_scale"
 _SIZE = (288, 288)
@@ -43,8 +43,11 @@ def generate(rng, tier: str) -> GeneratedItem:
         answer = f"angle={angle}, scale={scale}"
         if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
             break
-    big = photo_array(rng, 2 * w, 2 * h)
-    b, a = warp_window(big, w, h, 0.0, 0.0, angle, scale)
+    for _ in range(MAX_ATTEMPTS):
+        big = photo_array(rng, 2 * w, 2 * h)
+        b, a = warp_window(big, w, h, 0.0, 0.0, angle, scale)
+        if has_texture(a) and has_texture(b):
+            break
     if _BLUR[tier] > 0:
         b = cv2.GaussianBlur(b, (0, 0), _BLUR[tier])
     sigma = NOISE[tier]

@@ -44,6 +44,15 @@ def warp_window(big, w: int, h: int, dx: float, dy: float, theta: float, scale: 
     return out[y0 : y0 + h, x0 : x0 + w], big[y0 : y0 + h, x0 : x0 + w]
 
 
+def has_texture(img, min_std: float = 20.0, min_edges: float = 0.02) -> bool:
+    """Well-posedness: a window of flat sky has nothing to register (checked on the clean image)."""
+    import numpy as np
+
+    g = img.mean(axis=-1)
+    edges = np.hypot(np.diff(g, axis=0)[:, :-1], np.diff(g, axis=1)[:-1, :]) > 8.0
+    return float(g.std()) >= min_std and float(edges.mean()) >= min_edges
+
+
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
 
@@ -55,8 +64,11 @@ def generate(rng, tier: str) -> GeneratedItem:
         answer = f"dx={dx}, dy={dy}, theta={theta}"
         if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
             break
-    big = photo_array(rng, 2 * w, 2 * h)
-    b, a = warp_window(big, w, h, dx, dy, theta)
+    for _ in range(MAX_ATTEMPTS):
+        big = photo_array(rng, 2 * w, 2 * h)
+        b, a = warp_window(big, w, h, dx, dy, theta)
+        if has_texture(a) and has_texture(b):
+            break
     if _BLUR[tier] > 0:
         b = cv2.GaussianBlur(b, (0, 0), _BLUR[tier])
     sigma = NOISE[tier]

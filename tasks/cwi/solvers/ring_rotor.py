@@ -44,6 +44,35 @@ def solve(image, image_2, prompt) -> str:
     shift_deg = (s + frac) * 360.0 / _ANGLES
     # warpPolar's angle grows clockwise on screen; a counter-clockwise turn moves content back
     angle = (-shift_deg + 180.0) % 360.0 - 180.0
-    if angle == -180.0:
-        angle = 180.0
+    if ring == 0:
+        # the innermost disc has few pixels per polar row: search the angle directly instead
+        angle = _disc_angle(a, b, cx, cy, width)
+    if angle <= -180.0:
+        angle += 360.0
     return f"ring={ring}, angle={angle:.1f}"
+
+
+def _disc_angle(a, b, cx, cy, r):
+    """Angle (counter-clockwise as displayed) that best maps image 1's central disc onto image 2's."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    m = int(math.ceil(r)) + 2
+    x0, y0 = int(round(cx)) - m, int(round(cy)) - m
+    pa = a[y0 : y0 + 2 * m + 1, x0 : x0 + 2 * m + 1].astype(np.float32)
+    pb = b[y0 : y0 + 2 * m + 1, x0 : x0 + 2 * m + 1].astype(np.float32)
+    c = (cx - x0, cy - y0)
+    yy, xx = np.mgrid[0 : pa.shape[0], 0 : pa.shape[1]]
+    inside = np.hypot(xx - c[0], yy - c[1]) < r - 1.5
+
+    def cost(angle):
+        # getRotationMatrix2D turns content counter-clockwise (as displayed) for angle > 0
+        M = cv2.getRotationMatrix2D(c, angle, 1.0)
+        rot = cv2.warpAffine(pa, M, pa.shape[::-1], flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        return float(((rot - pb)[inside] ** 2).mean())
+
+    coarse = min(np.arange(-180.0, 180.0, 1.0), key=cost)
+    fine = min(np.arange(coarse - 1.0, coarse + 1.0001, 0.1), key=cost)
+    return float((fine + 180.0) % 360.0 - 180.0)
