@@ -37,8 +37,8 @@ LAYOUTS = {
     ),
     "grade": (
         "VisionXLab/GRADE",
-        "the hub layout of VisionXLab/GRADE (records with image_path, gt, text, task_id, "
-        "consistency, sub_task, questions; image paths relative to the root)",
+        "data.json (a JSON list of records with image_path, gt, text, task_id, consistency, "
+        "sub_task, questions) and the image files at the paths it names, relative to the folder",
     ),
 }
 

@@ -32,3 +32,14 @@ def manifests() -> list:
     from lmms_eval.models.registry_v2 import ModelManifest
 
     return [ModelManifest(model_id=m, simple_class_path=p) for m, p in available().items()]
+
+
+class OnCPU:
+    """Mixin for this package's program models: lmms-eval's multi-process path (torchrun) gathers
+    per-rank counts as tensors on ``lm.device``, and these models run on the CPU."""
+
+    @property
+    def device(self):
+        import torch
+
+        return torch.device("cpu")

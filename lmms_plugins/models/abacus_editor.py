@@ -20,6 +20,8 @@ from pathlib import Path
 
 from lmms_eval.api.model import lmms
 
+from lmms_plugins.models import OnCPU
+
 
 def scene_from_image(image):
     """A synthetic.Scene recovered from a rendered image (objects from the test detector)."""
@@ -42,7 +44,7 @@ def scene_from_image(image):
     return syn.Scene(background, tuple(objs), name="recovered")
 
 
-class SyntheticEditor(lmms):
+class SyntheticEditor(OnCPU, lmms):
     def __init__(self, fault: str = "none", output_dir: str = "", seed: int = 0, **kwargs) -> None:
         super().__init__()
         from lmms_plugins.tasks.abacus.synthetic import FAULTS

@@ -22,6 +22,8 @@ from loguru import logger
 
 from lmms_eval.api.model import lmms
 
+from lmms_plugins.models import OnCPU
+
 
 def _color(value) -> tuple[int, int, int]:
     if isinstance(value, (tuple, list)):
@@ -33,7 +35,7 @@ def _color(value) -> tuple[int, int, int]:
     return tuple(int(p) for p in parts)
 
 
-class MazeSolver(lmms):
+class MazeSolver(OnCPU, lmms):
     def __init__(self, output_dir: str = "", path_color: str = "220,38,38", **kwargs) -> None:
         super().__init__()
         self.output_dir = Path(output_dir).expanduser().resolve() if output_dir else Path(tempfile.mkdtemp(prefix="maze_solver_"))

@@ -27,6 +27,8 @@ from loguru import logger
 
 from lmms_eval.api.model import lmms
 
+from lmms_plugins.models import OnCPU
+
 KEY_FIELDS = ("key", "case_id", "id", "task_id", "sample_id")
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".webp")
 
@@ -52,7 +54,7 @@ def load_outputs(path: Path) -> tuple[dict, dict, dict]:
     return by_key, by_task_doc, by_doc
 
 
-class Replay(lmms):
+class Replay(OnCPU, lmms):
     def __init__(self, outputs: str = "", images: str = "", key_field: str = "", **kwargs) -> None:
         super().__init__()
         if not outputs and not images:
