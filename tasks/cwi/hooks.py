@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from lmms_plugins.utils import status
 from lmms_plugins.utils.model_output import parse_model_output
 
+from .answer_parse import find_span
 from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, rule_from_config, score
 
 TIERS = ("easy", "medium", "hard", "expert")
@@ -128,9 +129,7 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
         parsed_rule = _resolve_rule(raw_rule)
     except RuleError as exc:
         return {m: status.sample(0.0, status.ERROR, f"bad cwi_rule: {exc}", sid) for m in METRICS}
-    prediction = results[0] if results else ""
-    # wrappers that can also return images answer json {"text", "images"}: score the text
-    prediction = parse_model_output(prediction).text
+    prediction = _text_of(results[0] if results else "")
     s = score(parsed_rule, prediction, doc.get("answer"))
     extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
     acc = status.sample(s.value, s.status, s.reason, sid, **extra)
@@ -144,6 +143,17 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     if s.status == BAD_GOLD:
         status.log.warning("cwi item %s: %s", sid, s.reason)
     return out
+
+
+def _text_of(raw: Any) -> str:
+    """The model's text: wrappers that can also return images answer json {"text", "images"};
+    anything else (plain text, JSON the model wrote itself) is scored as it is."""
+    text = parse_model_output(raw).text
+    if find_span(text) is not None:
+        return text
+    if isinstance(raw, str):
+        return raw
+    return "" if raw is None else text
 
 
 def _jsonable(v: Any) -> Any:

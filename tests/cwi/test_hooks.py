@@ -43,8 +43,10 @@ def test_process_results_metrics_and_tier():
 def test_json_text_image_outputs_are_unwrapped():
     import json
 
-    raw = json.dumps({"text": "it is <answer>3,-2</answer>", "images": []})
-    assert hooks.process_results(DOC, [raw], rule=RULE)["accuracy"]["value"] == 1.0
+    raw = json.dumps({"text": "it is <answer>−3,-2</answer>", "images": []})  # escaped minus
+    assert hooks.process_results({**DOC, "answer": "-3,-2"}, [raw], rule=RULE)["accuracy"]["value"] == 1.0
+    own_json = '{"answer": "<answer>3,-2</answer>"}'  # JSON a text model wrote itself
+    assert hooks.process_results(DOC, [own_json], rule=RULE)["accuracy"]["value"] == 1.0
 
 
 def test_rule_is_read_from_the_calling_task_config():
