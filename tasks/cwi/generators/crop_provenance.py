@@ -1,0 +1,108 @@
+"""crop_provenance: where in the photo was this crop taken from?
+
+Construction: image = a photo; image_2 = a crop of it, resized by an unknown factor (from the
+medium tier on), with brightness/contrast change and sensor noise in the harder tiers. The
+answer is the crop's box in the photo, normalised to 0-1000. Harder tiers: smaller crops,
+wider scale range, more noise. Rule (card): IoU >= 0.5 with the true crop box.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+_TIERS = {
+    "easy": dict(size=(480, 360), area=(0.10, 0.25), scale=(1.0, 1.0), noise=0.0, gain=0.0),
+    "medium": dict(size=(512, 384), area=(0.06, 0.15), scale=(0.75, 1.35), noise=2.0, gain=0.0),
+    "hard": dict(size=(512, 384), area=(0.04, 0.08), scale=(0.65, 1.5), noise=5.0, gain=0.15),
+    "expert": dict(size=(640, 480), area=(0.025, 0.05), scale=(0.7, 1.5), noise=7.0, gain=0.25),
+}
+
+_MIN_CROP_STD = 12.0
+
+_FORMAT = (
+    "Answer inside <answer>…</answer> as a box [x1,y1,x2,y2] in the first image's coordinates "
+    "normalised to 0-1000 (x to the right, y down; integers), e.g. <answer>[120,340,410,600]</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def _prompt(scaled: bool) -> str:
+    how = (
+        "It may have been resized (aspect ratio kept) and its brightness, contrast and noise may "
+        "differ. "
+        if scaled
+        else "It has the original pixel size. "
+    )
+    return (
+        "The second image is a rectangular crop of the first image. " + how + "Where in the first "
+        "image was the crop taken from?\n" + _FORMAT
+    )
+
+
+def box_str(box) -> str:
+    return "[" + ",".join(str(int(round(v))) for v in box) + "]"
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+    from PIL import Image
+
+    from lmms_plugins.tasks.cwi.photos import random_photo
+
+    p = _tier(tier)
+    w, h = p["size"]
+    for _attempt in range(200):
+        photo = random_photo(rng, w, h)
+        area = float(rng.uniform(*p["area"])) * w * h
+        aspect = float(rng.uniform(0.6, 1.6))
+        cw = int(round(np.sqrt(area * aspect)))
+        ch = int(round(np.sqrt(area / aspect)))
+        if cw >= w - 4 or ch >= h - 4 or min(cw, ch) < 24:
+            continue
+        x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+        crop = photo.crop((x0, y0, x0 + cw, y0 + ch))
+        if float(np.asarray(crop.convert("L"), dtype=np.float64).std()) < _MIN_CROP_STD:
+            continue  # a flat crop (sky, wall) matches everywhere: no answer exists
+        scale = float(np.round(rng.uniform(*p["scale"]), 3))
+        if scale != 1.0:
+            crop = crop.resize((max(8, int(round(cw * scale))), max(8, int(round(ch * scale)))), Image.BICUBIC)
+        arr = np.asarray(crop, dtype=np.float64)
+        gain = 1.0 + float(rng.uniform(-p["gain"], p["gain"]))
+        bias = float(rng.uniform(-20, 20)) if p["gain"] else 0.0
+        arr = (arr - 128) * gain + 128 + bias
+        if p["noise"]:
+            arr = arr + rng.normal(0, p["noise"], size=arr.shape)
+        crop = Image.fromarray(np.clip(np.round(arr), 0, 255).astype(np.uint8))
+        box = (x0 / w * 1000, y0 / h * 1000, (x0 + cw) / w * 1000, (y0 + ch) / h * 1000)
+        answer = box_str(box)
+        prompt = _prompt(p["scale"] != (1.0, 1.0))
+        if shortcut_hits("crop_provenance", answer, shortcut_answers(photo, crop, prompt)):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "crop_xywh_px": [x0, y0, cw, ch],
+            "scale": scale,
+            "gain": round(gain, 4),
+            "bias": round(bias, 3),
+            "noise_sigma": p["noise"],
+        }
+        return GeneratedItem(image=photo, image_2=crop, prompt=prompt, answer=answer, meta=meta)
+    raise RuntimeError("crop_provenance: no sample escaped the shortcuts in 200 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """A crop-sized box at the centre, the central quarter, and the whole image."""
+    w, h = image.size
+    cw, ch = min(image_2.size[0], w), min(image_2.size[1], h)
+    cx, cy = w / 2, h / 2
+    same = ((cx - cw / 2) / w * 1000, (cy - ch / 2) / h * 1000, (cx + cw / 2) / w * 1000, (cy + ch / 2) / h * 1000)
+    return {"centre_same_size": box_str(same), "centre_quarter": "[250,250,750,750]", "full": "[0,0,1000,1000]"}

@@ -1,0 +1,88 @@
+"""print_misreg: sub-pixel misregistration of a colour plate.
+
+Construction: a grey-level photo printed with three plates (R, G, B channels carry the same
+picture); the red plate is offset by a sub-pixel (dx, dy) relative to the green plate
+(resampled with a cubic spline from a larger crop, so no wrap-around), each plate gets its
+own sensor noise, and from the expert tier the blue plate is offset too (a distractor).
+Harder tiers: smaller offsets, more noise. The answer is the red plate's offset. Rule (card):
+dx, dy each within +-0.3 px.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+_TIERS = {
+    "easy": dict(size=(480, 360), shift=3.0, noise=1.0, blue=False),
+    "medium": dict(size=(512, 384), shift=2.0, noise=3.0, blue=False),
+    "hard": dict(size=(512, 384), shift=1.5, noise=5.0, blue=True),
+    "expert": dict(size=(640, 480), shift=1.2, noise=7.0, blue=True),
+}
+_PAD = 8
+
+PROMPT = (
+    "This picture was printed with three colour plates (red, green and blue channels) that "
+    "all carry the same grey-level picture, but the red plate is misregistered: its content is "
+    "offset from the green plate by a fraction of a pixel or a few pixels (the blue plate may be "
+    "offset as well). How far is the red channel's content shifted relative to the green "
+    "channel's? Positive dx means moved right, positive dy moved down, in pixels.\n"
+    "Answer inside <answer>…</answer> as dx,dy with two decimals, e.g. <answer>1.25,-0.40</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    from lmms_plugins.tasks.cwi.photos import random_photo
+
+    p = _tier(tier)
+    w, h = p["size"]
+    for _attempt in range(200):
+        dx, dy = (float(v) for v in np.round(rng.uniform(-p["shift"], p["shift"], size=2), 2))
+        if max(abs(dx), abs(dy)) < 0.35:
+            continue
+        big = np.asarray(random_photo(rng, w + 2 * _PAD, h + 2 * _PAD).convert("L"), dtype=np.float64)
+        # keep the picture away from 0 and 255 so noise is not clipped
+        big = 16 + big * (223 / 255)
+        green = big[_PAD : _PAD + h, _PAD : _PAD + w]
+        # red(x) = green(x - d): content moved by +d
+        red = ndimage.shift(big, (dy, dx), order=3, mode="nearest")[_PAD : _PAD + h, _PAD : _PAD + w]
+        if p["blue"]:
+            bdx, bdy = (float(v) for v in np.round(rng.uniform(-p["shift"], p["shift"], size=2), 2))
+            blue = ndimage.shift(big, (bdy, bdx), order=3, mode="nearest")[_PAD : _PAD + h, _PAD : _PAD + w]
+        else:
+            bdx, bdy = 0.0, 0.0
+            blue = green
+        arr = np.stack([red, green, blue], axis=2)
+        if p["noise"]:
+            arr = arr + rng.normal(0, p["noise"], size=arr.shape)
+        image = Image.fromarray(np.clip(np.round(arr), 0, 255).astype(np.uint8))
+        answer = f"{dx:.2f},{dy:.2f}"
+        if shortcut_hits("print_misreg", answer, shortcut_answers(image, None, PROMPT)):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "red_shift": [dx, dy],
+            "blue_shift": [bdx, bdy],
+            "noise_sigma": p["noise"],
+            "resampling": "cubic spline (scipy.ndimage.shift, order 3)",
+        }
+        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
+    raise RuntimeError("print_misreg: no sample escaped the shortcuts in 200 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """No shift, and a typical one-pixel offset."""
+    return {"zero": "0.00,0.00", "one_right": "1.00,0.00", "one_down": "0.00,1.00"}
