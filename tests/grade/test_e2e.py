@@ -90,7 +90,7 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
     assert torchrun is not None, "torchrun (from torch, a dependency of lmms-eval) is not installed"
     out = tmp_path / "multi"
     out.mkdir()
-    entry = Path(__file__).with_name("lmms_eval_torchrun.py")
+    entry = Path(sys.executable).with_name("lmms-eval")  # the real console script, run by each rank
     cmd = [torchrun, "--standalone", "--nproc_per_node", "2", str(entry), "--model", "replay", "--model_args", model_args,
            "--tasks", "grade", "--batch_size", "1", "--output_path", str(out), "--log_samples"]
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(out / ".hf_home"),
