@@ -212,7 +212,16 @@ def parse_args(argv: list[str]):
     p.add_argument("--n", type=int, default=100, help="items per task (balanced over the 4 tiers)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, type=Path, help="output folder (hub layout)")
+    p.add_argument("--overwrite", action="store_true", help="replace parquet files that already exist")
     return p.parse_args(argv)
+
+
+STALE_CACHE_NOTE = (
+    "`datasets` caches a local copy by folder name and config, not by file contents: after "
+    "rewriting files in place, load_dataset (and lmms-eval) may keep serving the old items. Write "
+    "to a new folder, or delete the matching entries under ~/.cache/huggingface/datasets "
+    "(or set HF_HOME / HF_DATASETS_CACHE to a fresh folder)."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,6 +234,13 @@ def main(argv: list[str] | None = None) -> int:
     except MissingGenerator as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    existing = [str(parquet_path(args.out, t, args.split)) for t in tasks if parquet_path(args.out, t, args.split).exists()]
+    if existing and not args.overwrite:
+        print(f"error: {len(existing)} file(s) already exist (e.g. {existing[0]}); pass --overwrite to replace "
+              f"them. Note: {STALE_CACHE_NOTE}", file=sys.stderr)
+        return 2
+    if existing:
+        print(f"warning: replacing {len(existing)} existing file(s). {STALE_CACHE_NOTE}", file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"cwi make-data: {len(tasks)} task(s), split {args.split}, n={args.n}, seed={args.seed} -> {args.out}")
     t0 = time.perf_counter()

@@ -73,6 +73,15 @@ def test_missing_generator_is_a_clear_error(tmp_path, capsys, monkeypatch):
     assert "not a CwI-Bench task" in capsys.readouterr().err
 
 
+def test_existing_files_are_not_overwritten_silently(tmp_path, capsys):
+    args = ["--tasks", TASKS[0], "--n", "2", "--out", str(tmp_path)]
+    assert generate.main(args) == 0
+    assert generate.main(args) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert generate.main(args + ["--overwrite"]) == 0
+    assert "caches a local copy by folder name" in capsys.readouterr().err
+
+
 def test_family_names_select_existing_generators():
     got = generate.resolve_tasks("transformation")
     assert got and all(generate.has_generator(t) for t in got)
