@@ -1,0 +1,94 @@
+"""grating_period: the period of a stripe pattern, to +-1.5 px.
+
+Construction: a sinusoidal (square-wave in the expert tier) stripe grating with period 8-48 px.
+Easy: a clean axis-aligned grating filling the image. Medium: any orientation, noise. Hard:
+blended into a photo at low contrast. Expert: a square-wave grating inside a disc over a
+photo, with more noise. The answer is the period in pixels, measured perpendicular to the
+stripes. Rule (card): within +-1.5.
+"""
+
+from __future__ import annotations
+
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+
+PERIOD_RANGE = (8.0, 48.0)
+_TIERS = {
+    "easy": dict(size=(480, 360), axis=True, photo=0.0, noise=0.0, square=False, disc=False),
+    "medium": dict(size=(512, 384), axis=False, photo=0.0, noise=8.0, square=False, disc=False),
+    "hard": dict(size=(512, 384), axis=False, photo=0.6, noise=6.0, square=False, disc=False),
+    "expert": dict(size=(640, 480), axis=False, photo=0.7, noise=10.0, square=True, disc=True),
+}
+
+PROMPT = (
+    "This image contains a periodic stripe pattern (a grating). What is its period: the "
+    "distance in pixels from one stripe to the next, measured perpendicular to the stripes?\n"
+    "Answer inside <answer>…</answer> as a number with two decimals, e.g. <answer>17.25</answer>."
+)
+
+
+def _tier(tier: str) -> dict:
+    try:
+        return _TIERS[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    import numpy as np
+    from PIL import Image
+
+    from lmms_plugins.tasks.cwi.photos import random_photo
+
+    p = _tier(tier)
+    w, h = p["size"]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    for _attempt in range(200):
+        period = float(np.round(rng.uniform(*PERIOD_RANGE), 2))
+        theta = float(rng.choice([0.0, 90.0])) if p["axis"] else float(np.round(rng.uniform(0, 180), 2))
+        phase = float(rng.uniform(0, 2 * np.pi))
+        t = xx * np.cos(np.deg2rad(theta)) + yy * np.sin(np.deg2rad(theta))
+        wave = np.cos(2 * np.pi * t / period + phase)
+        if p["square"]:
+            wave = np.sign(wave)
+        contrast = float(rng.uniform(0.5, 0.9)) * (1 - p["photo"])
+        grat = 128 + 120 * contrast * wave
+        if p["photo"]:
+            ph = np.asarray(random_photo(rng, w, h).convert("L"), dtype=np.float64)
+            img = p["photo"] * ph + (1 - p["photo"]) * 128 + 120 * contrast * wave
+        else:
+            img = grat
+        disc = None
+        if p["disc"]:
+            rad = float(rng.uniform(0.3, 0.45)) * min(w, h)
+            cx, cy = float(rng.uniform(rad, w - rad)), float(rng.uniform(rad, h - rad))
+            inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= rad * rad
+            img = np.where(inside, img, ph)
+            disc = [round(cx, 2), round(cy, 2), round(rad, 2)]
+        if p["noise"]:
+            img = img + rng.normal(0, p["noise"], size=img.shape)
+        grey = np.clip(np.round(img), 0, 255).astype(np.uint8)
+        image = Image.fromarray(np.repeat(grey[:, :, None], 3, axis=2))
+        answer = f"{period:.2f}"
+        if shortcut_hits("grating_period", answer, shortcut_answers(image, None, PROMPT)):
+            continue
+        meta = {
+            "tier": tier,
+            "width": w,
+            "height": h,
+            "period": period,
+            "orientation_deg": theta,
+            "phase": round(phase, 4),
+            "contrast": round(contrast, 4),
+            "square_wave": p["square"],
+            "photo_weight": p["photo"],
+            "disc_xyr": disc,
+            "noise_sigma": p["noise"],
+        }
+        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
+    raise RuntimeError("grating_period: no sample escaped the shortcuts in 200 attempts")
+
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    """Typical periods a guess would give."""
+    return {"constant_mid": "28.00", "constant_small": "14.00", "constant_large": "40.00"}

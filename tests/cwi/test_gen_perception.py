@@ -1,0 +1,84 @@
+"""Perception family generators and reference solvers: grating_period, anomaly_v2, peak_count,
+congruent_pair, trace_length, scan_moire (see tests/cwi/cwi_gen_harness.py for what each
+check means)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+try:
+    from . import cwi_gen_harness as H
+except ImportError:  # tests/cwi is not a package
+    import cwi_gen_harness as H
+
+TASKS = ["grating_period", "anomaly_v2", "peak_count", "congruent_pair", "trace_length", "scan_moire"]
+
+
+@pytest.fixture(scope="module", params=TASKS)
+def task_rows(request):
+    return request.param, H.run_items(request.param)
+
+
+def test_solver_accuracy(task_rows):
+    H.check_accuracy(*task_rows)
+
+
+def test_generator_rejects_shortcuts(task_rows):
+    H.check_shortcuts(*task_rows)
+
+
+def test_items_well_formed(task_rows):
+    H.check_item_shape(*task_rows)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_same_seed_same_bytes(task):
+    H.check_determinism(task)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_unknown_tier_is_an_error(task):
+    H.check_bad_tier(task)
+
+
+def test_congruent_pair_is_a_two_image_task_with_one_exact_copy():
+    from lmms_plugins.tasks.cwi.generators import congruent_pair
+
+    item = congruent_pair.generate(np.random.default_rng(12), "expert")
+    assert item.image_2 is not None
+    i, j = item.meta["pair"]
+    assert item.answer == f"[{i},{j}]"
+    unperturbed = [k for k, moved in enumerate(item.meta["perturbations"]) if not moved]
+    assert unperturbed == [i, j]
+
+
+def test_trace_length_gold_is_the_centreline_length_and_rule_is_60px():
+    """Decision on the card's 'length/200 within 0.3': the answer is in px, tolerance 60 px."""
+    from lmms_plugins.tasks.cwi.generators import trace_length
+    from lmms_plugins.tasks.cwi.rules import score
+    from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+
+    item = trace_length.generate(np.random.default_rng(13), "hard")
+    gold = float(item.answer)
+    assert abs(gold - item.meta["length_px"]) < 0.1
+    rule = rule_for_task("trace_length")
+    assert score(rule, f"<answer>{gold + 59:.1f}</answer>", item.answer).correct
+    assert not score(rule, f"<answer>{gold + 61:.1f}</answer>", item.answer).correct
+
+
+def test_peak_count_peaks_are_unambiguous():
+    from lmms_plugins.tasks.cwi.generators import peak_count
+
+    for tier in H.TIERS:
+        item = peak_count.generate(np.random.default_rng(14), tier)
+        assert item.meta["min_prominence_px"] >= peak_count.MIN_PROMINENCE
+        assert int(item.answer) == item.meta["count"] <= item.meta["n_local_maxima"]
+
+
+def test_scan_moire_prompt_states_the_reference_period():
+    from lmms_plugins.tasks.cwi.generators import scan_moire
+
+    item = scan_moire.generate(np.random.default_rng(15), "medium")
+    assert f"{item.meta['period_a']:.3f} px" in item.prompt
+    assert abs(float(item.answer) - 1.0) >= 0.03
