@@ -20,8 +20,11 @@ def solve(image, image_2, prompt) -> str:
     a = np.stack([ndimage.median_filter(a[..., c], size=3, mode="wrap") for c in range(3)], axis=-1)
     q = (a // 16).astype(np.int64)
     codes = q[..., 0] * 256 + q[..., 1] * 16 + q[..., 2]
-    bg_code = np.bincount(codes.ravel()).argmax()
-    bg = a[codes == bg_code].mean(axis=0)
+    # the background is the colour most pixels are close to; noise splits it over several
+    # histogram bins, so score the top bins' colours by how many pixels lie near each
+    top = np.argsort(np.bincount(codes.ravel()))[::-1][:8]
+    candidates = [a[codes == c].mean(axis=0) for c in top]
+    bg = max(candidates, key=lambda col: int((np.linalg.norm(a - col, axis=-1) < 45).sum()))
     not_bg = np.linalg.norm(a - bg, axis=-1) > 45
     is_target = np.linalg.norm(a - target, axis=-1) < 45
     share = 100.0 * float((is_target & not_bg).sum()) / max(1, int(not_bg.sum()))
