@@ -3,8 +3,10 @@
 Construction: a procedural canvas of flat, non-antialiased shapes (rectangles, ellipses) in
 clearly different palette colours, plus "hidden" colours that a viewer merges with a visible
 one: near-duplicates that differ by a few units in one or two channels (large shapes) and, in
-the harder tiers, tiny specks of a few pixels. The gold is the number of palette colours that
-remain visible after all shapes are drawn (tracked with a label map while drawing).
+the harder tiers, tiny specks of a few pixels. The count is drawn first, uniformly from the
+tier's range (6-16 easy ... 26-44 expert); the gold is the number of palette colours visible
+after all shapes are drawn (tracked with a label map while drawing; a drawing where a colour
+got painted over entirely is redrawn, so the gold always equals the drawn count).
 Rule (card): exact integer.
 """
 
@@ -13,14 +15,14 @@ from __future__ import annotations
 from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
-# visible colours, hidden near-duplicates, max channel difference of a near-duplicate, specks
+# total colour count, hidden near-duplicates, their channel difference range, specks
 _TIERS = {
-    "easy": dict(size=(480, 360), visible=(4, 10), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
-    "medium": dict(size=(480, 360), visible=(6, 14), near=(2, 5), near_diff=(2, 6), specks=(0, 1)),
-    "hard": dict(size=(512, 384), visible=(8, 18), near=(3, 7), near_diff=(1, 4), specks=(1, 3)),
-    "expert": dict(size=(640, 480), visible=(10, 24), near=(4, 10), near_diff=(1, 3), specks=(2, 6)),
+    "easy": dict(size=(480, 360), count=(6, 16), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
+    "medium": dict(size=(480, 360), count=(12, 24), near=(2, 6), near_diff=(2, 6), specks=(0, 2)),
+    "hard": dict(size=(512, 384), count=(18, 32), near=(3, 8), near_diff=(1, 4), specks=(1, 4)),
+    "expert": dict(size=(640, 480), count=(26, 44), near=(4, 12), near_diff=(1, 3), specks=(2, 8)),
 }
-CONSTANT_GUESS = 10  # a typical answer, used as the "constant" shortcut
+CONSTANT_GUESS = 20  # a typical answer, used as the "constant" shortcut
 _MERGE_DIST = 12  # colours closer than this (max channel) look the same to a viewer
 _MIN_VISIBLE_PIXELS = 40  # smaller regions are not noticed by a viewer
 
@@ -58,9 +60,14 @@ def generate(rng, tier: str) -> GeneratedItem:
     p = _tier(tier)
     w, h = p["size"]
     for _attempt in range(100):
-        n_vis = int(rng.integers(p["visible"][0], p["visible"][1] + 1))
+        # the count is drawn first (uniform over the tier's range, so no constant guess is
+        # often right); the drawing is then made of exactly that many colours
+        target = int(rng.integers(p["count"][0], p["count"][1] + 1))
         n_near = int(rng.integers(p["near"][0], p["near"][1] + 1))
         n_speck = int(rng.integers(p["specks"][0], p["specks"][1] + 1))
+        n_vis = target - 1 - n_near - n_speck
+        if n_vis < max(2, n_near):
+            continue
         palette = []
         for _ in range(n_vis + 1):  # +1: background
             palette.append(_distinct_colour(rng, palette, 40))
@@ -85,10 +92,13 @@ def generate(rng, tier: str) -> GeneratedItem:
         # shapes of visible and near colours, drawn in random order
         order = [i for i, k in enumerate(kinds) if k in ("visible", "near")]
         rng.shuffle(order)
+        shrink = min(1.0, (10.0 / len(order)) ** 0.5)
         for i in order:
             for _ in range(int(rng.integers(1, 3))):
                 cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
-                sx, sy = int(rng.integers(w // 20, w // 5)), int(rng.integers(h // 20, h // 5))
+                # smaller shapes when there are many colours, so that few get painted over
+                sx = max(4, int(rng.integers(w // 20, w // 5) * shrink))
+                sy = max(4, int(rng.integers(h // 20, h // 5) * shrink))
                 if rng.random() < 0.5:
                     cv2.rectangle(label, (cx - sx, cy - sy), (cx + sx, cy + sy), int(i), -1, cv2.LINE_8)
                 else:
@@ -100,6 +110,8 @@ def generate(rng, tier: str) -> GeneratedItem:
                 x, y = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
                 label[y : y + s, x : x + s] = i
         present = np.unique(label)
+        if len(present) != target:
+            continue  # a colour was painted over completely: draw again
         pal = np.array(palette, dtype=np.uint8)
         img = pal[label]
         answer = str(int(len(present)))

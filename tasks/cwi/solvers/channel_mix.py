@@ -29,6 +29,8 @@ def solve(image, image_2, prompt) -> str:
     q = np.array([float(m.group(i)) for i in (1, 2, 3)])
     a = np.asarray(image.convert("RGB"), dtype=np.float64).reshape(-1, 3)
     b = np.asarray(image_2.convert("RGB"), dtype=np.float64).reshape(-1, 3)
+    step = max(1, len(a) // 60000)  # 12 parameters: 60k pixels are plenty (and 5x faster)
+    a, b = a[::step], b[::step]
     keep = np.all((b > 25) & (b < 230), axis=1)
     if keep.sum() < 50:
         keep = np.all((b > 0) & (b < 255), axis=1)

@@ -49,14 +49,14 @@ def solve(image, image_2, prompt) -> str:
     crop = cv2.GaussianBlur(crop, (0, 0), 1.0)
     big_s = cv2.GaussianBlur(big, (0, 0), 1.0)
     half = cv2.resize(big_s, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    widths = cw2 / np.geomspace(0.55, 1.75, 40)
+    widths = cw2 / np.geomspace(0.55, 1.75, 28)
     coarse = sorted(_scores(half, crop, widths, 0.5), key=lambda r: -r[0])
     if not coarse:
         raise ValueError("crop is larger than the image at every candidate scale")
     # several coarse candidates, each refined at full resolution near its scale
     best = coarse[0]
-    for _v, (cw0, _x, _y) in coarse[:6]:
-        for r in _scores(big_s, crop, cw0 * np.linspace(0.96, 1.04, 5), 1.0):
+    for _v, (cw0, _x, _y) in coarse[:4]:
+        for r in _scores(big_s, crop, cw0 * np.linspace(0.97, 1.03, 3), 1.0):
             if r[0] > best[0] or best is coarse[0]:
                 best = r
     cw, x, y = best[1]

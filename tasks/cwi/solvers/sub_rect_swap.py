@@ -51,9 +51,7 @@ def solve(image, image_2, prompt) -> str:
     am, bm = float(np.median(a)), float(np.median(b))
     s = float(np.median(np.abs(b - bm)) / max(np.median(np.abs(a - am)), 1e-6))
     b = (b - bm) / max(s, 1e-6) + am  # second image in the first one's brightness scale
-    base = np.abs(b - a).sum(axis=2)
-
-    d = cv2.GaussianBlur(base, (0, 0), 2.0)
+    d = cv2.GaussianBlur(np.abs(b - a).sum(axis=2), (0, 0), 2.0)
     med = float(np.median(d))
     mad = float(np.median(np.abs(d - med)))
     mask = ndimage.binary_opening(d > med + 8.0 * mad + 6.0, iterations=2)
@@ -61,14 +59,16 @@ def solve(image, image_2, prompt) -> str:
     if not comps:
         return "[[0,0,1000,1000],[0,0,1000,1000]]"
 
-    # small working copies (half size) to score candidate displacements quickly
-    a2 = cv2.resize(a, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    b2 = cv2.resize(b, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    base2 = np.abs(b2 - a2).sum(axis=2)
+    # the displacement search works on grey levels; half-size copies for the coarse part
+    ga, gb = a.mean(axis=2), b.mean(axis=2)
+    base = np.abs(gb - ga)
+    a2 = cv2.resize(ga, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    b2 = cv2.resize(gb, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    base2 = np.abs(b2 - a2)
 
     def explained(dx, dy, aa, bb, bs, sigma):
-        e = bs - np.abs(bb - _shift(aa, dx, dy)).sum(axis=2)
-        e2 = bs - np.abs(bb - _shift(aa, -dx, -dy)).sum(axis=2)
+        e = bs - np.abs(bb - _shift(aa, dx, dy))
+        e2 = bs - np.abs(bb - _shift(aa, -dx, -dy))
         # both must hold: x in A agrees with a(x + v), and x + v in B agrees with a(x)
         both = np.minimum(e, _shift(e2, dx, dy))
         return cv2.GaussianBlur(both, (0, 0), sigma)
@@ -85,7 +85,6 @@ def solve(image, image_2, prompt) -> str:
             if i != j:
                 cands.add((int(round(centres[j][0] - centres[i][0])), int(round(centres[j][1] - centres[i][1]))))
     x0, y0, x1, y1 = comps[0]
-    ga, gb = a.mean(axis=2), b.mean(axis=2)
     if x1 - x0 >= 6 and y1 - y0 >= 6:
         res = cv2.matchTemplate(ga, gb[y0:y1, x0:x1], cv2.TM_CCOEFF_NORMED)
         res[max(0, y0 - 3) : y0 + 4, max(0, x0 - 3) : x0 + 4] = -1  # not where it is now
@@ -106,11 +105,11 @@ def solve(image, image_2, prompt) -> str:
     best = max(((best[0] + i, best[1] + j) for i in (-4, -2, 0, 2, 4) for j in (-4, -2, 0, 2, 4)), key=score)
 
     def full_score(v):
-        return float(np.maximum(explained(v[0], v[1], a, b, base, 1.5), 0).sum())
+        return float(np.maximum(explained(v[0], v[1], ga, gb, base, 1.5), 0).sum())
 
     best = max(((best[0] + i, best[1] + j) for i in (-1, 0, 1) for j in (-1, 0, 1)), key=full_score)
     dx, dy = best
-    e = explained(dx, dy, a, b, base, 2.0)
+    e = explained(dx, dy, ga, gb, base, 2.0)
     pos = e[e > 0]
     thr = max(0.2 * float(np.percentile(pos, 99)) if pos.size else 0.0, 3.0)
     # A may show up in fragments (where both contents agree there is no evidence): take the
