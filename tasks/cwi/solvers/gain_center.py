@@ -27,7 +27,7 @@ def _fit(gx, gy, gv, wt, init):
             out += s * np.exp(-((gx - x0) ** 2 + (gy - y0) ** 2) / (2 * sg * sg))
         return (out - gv) * wt
 
-    return optimize.least_squares(resid, np.array(init, float), loss="soft_l1", f_scale=0.05, max_nfev=200).x
+    return optimize.least_squares(resid, np.array(init, float), loss="soft_l1", f_scale=0.05, max_nfev=100).x
 
 
 def solve(image, image_2, prompt) -> str:
