@@ -45,8 +45,6 @@ def similarity_transform(a, b, scale_range=(0.25, 4.0)):
     """
     import math
 
-    import cv2
-    import numpy as np
 
     for equalise in (False, True):
         M = _sift_fit(a, b, equalise)

@@ -31,7 +31,6 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
 
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
-    import numpy as np
 
     check_tier(tier)
     w, h = _SIZE

@@ -7,7 +7,6 @@ from lmms_plugins.tasks.cwi.solver_helpers import gray
 
 def solve(image, image_2, prompt) -> str:
     import cv2
-    import numpy as np
 
     a, b = gray(image), gray(image_2)
     win = cv2.createHanningWindow(a.shape[::-1], cv2.CV_64F)

@@ -23,7 +23,6 @@ def _match(a_bands, b_bands) -> list[int]:
 
 
 def solve(image, image_2, prompt) -> str:
-    import numpy as np
 
     r, c = _grid(prompt)
     a, b = rgb(image), rgb(image_2)
