@@ -18,6 +18,8 @@ from loguru import logger
 
 from lmms_eval.api.model import lmms
 
+from lmms_plugins.models import OnCPU
+
 SOLVER_PACKAGE = "lmms_plugins.tasks.cwi.solvers"
 
 
@@ -52,7 +54,7 @@ def answer_doc(task: str, doc: dict, visuals: list, prompt: str) -> tuple[str, s
     return f"<answer>{ans}</answer>", ""
 
 
-class CwiSolver(lmms):
+class CwiSolver(OnCPU, lmms):
     """Answers CwI items with the reference solvers (no neural network)."""
 
     def __init__(self, **kwargs) -> None:

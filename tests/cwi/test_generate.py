@@ -98,3 +98,11 @@ def test_a_gold_its_rule_cannot_read_is_refused(monkeypatch):
 
     with pytest.raises(ValueError, match="cannot read"):
         generate.generate_item("peak_count", "test", 0, 4, 0, module=Broken)
+
+
+def test_all_and_families_refuse_a_silent_subset(monkeypatch):
+    monkeypatch.setattr(generate, "has_generator", lambda task: task != "jigsaw")
+    with pytest.raises(generate.MissingGenerator, match="jigsaw"):
+        generate.resolve_tasks("all")
+    with pytest.raises(generate.MissingGenerator, match="jigsaw"):
+        generate.resolve_tasks("transformation")
