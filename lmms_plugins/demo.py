@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     generators = {
         "cwi": ["make-data", "cwi", "--tasks", args.cwi_tasks, "--split", "test", "--n", str(args.cwi_n),
-                "--seed", str(args.seed), "--out", str(data / "cwi")],
+                "--seed", str(args.seed), "--out", str(data / "cwi"), "--overwrite"],
         "dod": ["make-data", "dod-maze", "--pairs", str(args.maze_pairs), "--sizes", "7,9,11",
                 "--seed", str(args.seed), "--out", str(data / "dod")],
         "abacus": ["make-data", "abacus", "--n", str(args.abacus_n), "--seed", str(args.seed),

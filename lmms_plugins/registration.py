@@ -172,6 +172,34 @@ def _patch_task_manager(module) -> None:
     manager.initialize_tasks = initialize_tasks
 
 
+def _content_fingerprint(root: str) -> str:
+    """Names, sizes and modification times of the files under ``root``: changes when data is regenerated."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for name in sorted(files):
+            stat = os.stat(os.path.join(folder, name))
+            digest.update(f"{os.path.relpath(os.path.join(folder, name), root)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _with_content_cache(dataset_kwargs, root: str, bench: str) -> dict:
+    """A copy of ``dataset_kwargs`` whose ``datasets`` cache folder is keyed by the local copy's content.
+
+    ``datasets`` caches a local folder by its path and config, not by what is in it, so a copy
+    regenerated in place would be served stale from the cache.
+    """
+    import datasets
+
+    kwargs = dict(dataset_kwargs or {})
+    if "cache_dir" not in kwargs:
+        kwargs["cache_dir"] = os.path.join(str(datasets.config.HF_DATASETS_CACHE), "lmms_plugins_local", bench,
+                                           _content_fingerprint(root))
+    return kwargs
+
+
 def _patch_dataset_download(module) -> None:
     """Load a task's data from a local root when its YAML asks for it and one is configured.
 
@@ -198,6 +226,7 @@ def _patch_dataset_download(module) -> None:
         local = local_dataset_path(bench)
         if local is not None:
             self.DATASET_PATH = local
+            dataset_kwargs = _with_content_cache(dataset_kwargs, local, bench)
         try:
             return original(self, dataset_kwargs)
         except Exception as exc:  # say which variable to set, not only what `datasets` says

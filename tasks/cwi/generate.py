@@ -217,10 +217,9 @@ def parse_args(argv: list[str]):
 
 
 STALE_CACHE_NOTE = (
-    "`datasets` caches a local copy by folder name and config, not by file contents: after "
-    "rewriting files in place, load_dataset (and lmms-eval) may keep serving the old items. Write "
-    "to a new folder, or delete the matching entries under ~/.cache/huggingface/datasets "
-    "(or set HF_HOME / HF_DATASETS_CACHE to a fresh folder)."
+    "lmms-eval runs of this package key the `datasets` cache of a local copy by its content, so they "
+    "see the new items; a plain `datasets.load_dataset(folder)` caches by folder name and config and "
+    "may keep serving the old ones (write to a new folder, or set HF_DATASETS_CACHE to a fresh one)."
 )
 
 
