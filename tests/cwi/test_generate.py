@@ -79,7 +79,7 @@ def test_existing_files_are_not_overwritten_silently(tmp_path, capsys):
     assert generate.main(args) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert generate.main(args + ["--overwrite"]) == 0
-    assert "caches a local copy by folder name" in capsys.readouterr().err
+    assert "caches by folder name" in capsys.readouterr().err
 
 
 def test_family_names_select_existing_generators():
