@@ -24,13 +24,23 @@ from lmms_plugins.tasks.cwi.task_rules import rule_for_task
 SOLVER_GOAL, SHORTCUT_GOAL = 0.95, 0.05
 
 
+def best_constant(rule, candidates: list[str], golds: list[str]) -> tuple[str, int]:
+    """The candidate answer that, given to every item, is scored correct most often, and how often."""
+    best, hits = "", -1
+    for cand in dict.fromkeys(candidates):
+        h = sum(score(rule, f"<answer>{cand}</answer>", g).correct for g in golds)
+        if h > hits:
+            best, hits = cand, h
+    return best, hits
+
+
 def run_task(task: str, n: int, seed: int) -> dict:
     gen = generate.load_generator(task)
     solver = importlib.import_module(f"lmms_plugins.tasks.cwi.solvers.{task}")
     rule = rule_for_task(task)
     solved, per_tier = 0, {t: [0, 0] for t in TIERS}
     shortcut_hits: dict[str, int] = {}
-    failures = []
+    failures, golds = [], []
     t_gen = t_solve = 0.0
     for i in range(n):
         tier = generate.tier_of(i, n)
@@ -43,6 +53,7 @@ def run_task(task: str, n: int, seed: int) -> dict:
             pred = ""
             failures.append(f"{i}: {type(exc).__name__}: {exc}")
         t_gen, t_solve = t_gen + t1 - t0, t_solve + time.perf_counter() - t1
+        golds.append(item.answer)
         ok = score(rule, f"<answer>{pred}</answer>", item.answer).correct
         solved += ok
         per_tier[tier][0] += ok
@@ -51,10 +62,16 @@ def run_task(task: str, n: int, seed: int) -> dict:
             failures.append(f"{i} ({tier}): gold {item.answer!r} solver {pred!r}")
         for name, guess in gen.shortcut_answers(item.image, item.image_2, item.prompt).items():
             shortcut_hits[name] = shortcut_hits.get(name, 0) + score(rule, f"<answer>{guess}</answer>", item.answer).correct
+    # "constant" shortcuts: one fixed answer for every item. Fair: the train split's best constant
+    # (chosen without seeing the test items). Upper bound: the best constant in hindsight.
+    train = [gen.generate(generate.item_rng(seed, task, "train", i), generate.tier_of(i, n)).answer for i in range(n)]
+    fair_const = best_constant(rule, train, train)[0]
+    shortcut_hits["constant (train)"] = sum(score(rule, f"<answer>{fair_const}</answer>", g).correct for g in golds)
+    hindsight = best_constant(rule, golds, golds)[1] / n
     best = max(shortcut_hits.items(), key=lambda kv: kv[1]) if shortcut_hits else ("-", 0)
     return {
         "task": task, "n": n, "solver": solved / n, "tiers": {t: c / max(1, m) for t, (c, m) in per_tier.items()},
-        "best_shortcut": best[0], "shortcut": best[1] / n, "gen_s": t_gen / n, "solve_s": t_solve / n, "failures": failures,
+        "best_shortcut": best[0], "shortcut": best[1] / n, "hindsight_constant": hindsight, "gen_s": t_gen / n, "solve_s": t_solve / n, "failures": failures,
     }
 
 
@@ -69,27 +86,30 @@ def main(argv=None) -> int:
     lines = [
         f"CwI solver vs shortcuts: n={args.n} per task (test split draw, seed {args.seed})",
         "",
-        "| task | family | solver | easy | medium | hard | expert | best shortcut | shortcut acc | gen s/item | solve s/item |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | family | solver | easy | medium | hard | expert | best shortcut | shortcut acc | constant in hindsight | gen s/item | solve s/item |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     missed, t0 = [], time.perf_counter()
     for task in wanted:
         have = generate.has_generator(task) and importlib.util.find_spec(f"lmms_plugins.tasks.cwi.solvers.{task}") is not None
         if not have:
-            lines.append(f"| {task} | {FAMILY_OF.get(task, '?')} | (no generator/solver yet) | | | | | | | | |")
+            lines.append(f"| {task} | {FAMILY_OF.get(task, '?')} | (no generator/solver yet) | | | | | | | | | |")
             continue
         r = run_task(task, args.n, args.seed)
         t = r["tiers"]
         lines.append(
             f"| {task} | {FAMILY_OF[task]} | {r['solver']:.0%} | {t['easy']:.0%} | {t['medium']:.0%} | {t['hard']:.0%} | "
-            f"{t['expert']:.0%} | {r['best_shortcut']} | {r['shortcut']:.0%} | {r['gen_s']:.3f} | {r['solve_s']:.3f} |"
+            f"{t['expert']:.0%} | {r['best_shortcut']} | {r['shortcut']:.0%} | {r['hindsight_constant']:.0%} | "
+            f"{r['gen_s']:.3f} | {r['solve_s']:.3f} |"
         )
         print(lines[-1], flush=True)
         if r["solver"] < SOLVER_GOAL or r["shortcut"] > SHORTCUT_GOAL:
             missed.append(task)
             for f in r["failures"]:
                 print(f"    {task}: {f}", flush=True)
-    lines += ["", f"goals: solver >= {SOLVER_GOAL:.0%} and best shortcut <= {SHORTCUT_GOAL:.0%} on every task; "
+    lines += ["", "best shortcut includes 'constant (train)': the train split's best single answer, scored on test;",
+              "'constant in hindsight' (best single answer chosen on the test items themselves) is an upper bound, not a goal.",
+              f"goals: solver >= {SOLVER_GOAL:.0%} and best shortcut <= {SHORTCUT_GOAL:.0%} on every task; "
               f"missed: {', '.join(missed) or 'none'}; {time.perf_counter() - t0:.0f} s"]
     table = "\n".join(lines)
     print("\n" + table)

@@ -4,7 +4,8 @@ Construction: a procedural canvas of flat, non-antialiased shapes (rectangles, e
 clearly different palette colours, plus "hidden" colours that a viewer merges with a visible
 one: near-duplicates that differ by a few units in one or two channels (large shapes) and, in
 the harder tiers, tiny specks of a few pixels. The count is drawn first, uniformly from the
-tier's range (6-16 easy ... 26-44 expert); the gold is the number of palette colours visible
+tier's range (6-22 easy ... 36-60 expert; wide, so that no single answer is right on more than
+about 5 % of a split); the gold is the number of palette colours visible
 after all shapes are drawn (tracked with a label map while drawing; a drawing where a colour
 got painted over entirely is redrawn, so the gold always equals the drawn count).
 Rule (card): exact integer.
@@ -17,10 +18,10 @@ from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 # total colour count, hidden near-duplicates, their channel difference range, specks
 _TIERS = {
-    "easy": dict(size=(480, 360), count=(6, 16), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
-    "medium": dict(size=(480, 360), count=(12, 24), near=(2, 6), near_diff=(2, 6), specks=(0, 2)),
-    "hard": dict(size=(512, 384), count=(18, 32), near=(3, 8), near_diff=(1, 4), specks=(1, 4)),
-    "expert": dict(size=(640, 480), count=(26, 44), near=(4, 12), near_diff=(1, 3), specks=(2, 8)),
+    "easy": dict(size=(480, 360), count=(6, 22), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
+    "medium": dict(size=(480, 360), count=(16, 34), near=(2, 6), near_diff=(2, 6), specks=(0, 2)),
+    "hard": dict(size=(512, 384), count=(26, 46), near=(3, 8), near_diff=(1, 4), specks=(1, 4)),
+    "expert": dict(size=(640, 480), count=(36, 60), near=(4, 12), near_diff=(1, 3), specks=(2, 8)),
 }
 CONSTANT_GUESS = 20  # a typical answer, used as the "constant" shortcut
 _MERGE_DIST = 12  # colours closer than this (max channel) look the same to a viewer
