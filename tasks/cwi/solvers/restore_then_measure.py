@@ -22,7 +22,8 @@ def solve(image, image_2, prompt) -> str:
     codes = q[..., 0] * 256 + q[..., 1] * 16 + q[..., 2]
     # the background is the colour most pixels are close to; noise splits it over several
     # histogram bins, so score the top bins' colours by how many pixels lie near each
-    top = np.argsort(np.bincount(codes.ravel()))[::-1][:8]
+    counts = np.bincount(codes.ravel())
+    top = [c for c in np.argsort(counts)[::-1][:8] if counts[c] > 0]  # an image may fill fewer than 8 bins
     candidates = [a[codes == c].mean(axis=0) for c in top]
     bg = max(candidates, key=lambda col: int((np.linalg.norm(a - col, axis=-1) < 45).sum()))
     not_bg = np.linalg.norm(a - bg, axis=-1) > 45
