@@ -1,4 +1,4 @@
-"""Small pieces shared by the Transformation generators (numpy images, tiers, shortcut screen)."""
+"""Small pieces shared by the CwI generators (numpy images, tiers, shortcut screen)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,14 @@ def check_tier(tier: str) -> str:
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
     return tier
+
+
+def tier_params(table: dict, tier: str) -> dict:
+    """A generator's parameters for ``tier``; an unknown tier is an error that lists the tiers."""
+    try:
+        return table[check_tier(tier)]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(table)}") from None
 
 
 def photo_array(rng, width: int, height: int):

@@ -10,7 +10,7 @@ The answer is the sorted set of [row, col] cells. Rule (card): exact set.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 GAP = 4
@@ -20,13 +20,6 @@ _TIERS = {
     "hard": dict(grid=(5, 6), cell=56, count=(2, 4), delta=(15, 22), noise=3.0, patch=(5, 9)),
     "expert": dict(grid=(6, 8), cell=48, count=(2, 5), delta=(12, 16), noise=4.0, patch=(5, 8)),
 }
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _prompt(rows: int, cols: int) -> str:
@@ -59,7 +52,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     rows, cols = p["grid"]
     cell = p["cell"]
     w, h = cols * cell + (cols + 1) * GAP, rows * cell + (rows + 1) * GAP

@@ -10,7 +10,7 @@ does not move a peak. Rule (card): within 2 px (Euclidean, as the task YAML decl
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 W, H = 480, 360
@@ -30,18 +30,11 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
     for _attempt in range(200):
         n = int(rng.integers(p["blobs"][0], p["blobs"][1] + 1))

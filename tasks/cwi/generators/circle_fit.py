@@ -10,7 +10,7 @@ answer is the centre in canvas pixels. Rule (card): within 4 px (Euclidean, as t
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 W, H = 480, 360
@@ -32,13 +32,6 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def _segment_distance(xs, ys, x1, y1, x2, y2) -> float:
     """Smallest distance from the points (xs, ys) to the segment (x1,y1)-(x2,y2)."""
     import numpy as np
@@ -53,7 +46,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     for _attempt in range(300):
         cx, cy = float(rng.uniform(20, W - 20)), float(rng.uniform(20, H - 20))
         r = float(rng.uniform(*R_RANGE))

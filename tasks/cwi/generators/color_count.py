@@ -13,7 +13,7 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 # total colour count, hidden near-duplicates, their channel difference range, specks
@@ -36,13 +36,6 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def _distinct_colour(rng, palette, min_dist):
     import numpy as np
 
@@ -58,7 +51,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(100):
         # the count is drawn first (uniform over the tier's range, so no constant guess is

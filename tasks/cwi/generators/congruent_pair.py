@@ -12,7 +12,7 @@ Rule (card): exact pair.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 CELL = 120
@@ -22,13 +22,6 @@ _TIERS = {
     "hard": dict(grid=(3, 3), vertices=(7, 9), perturb=(0.10, 0.15), moved=(1, 2)),
     "expert": dict(grid=(3, 4), vertices=(8, 10), perturb=(0.07, 0.11), moved=(1, 2)),
 }
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _prompt(rows: int, cols: int) -> str:
@@ -85,7 +78,7 @@ def _render(rng, polys, rows, cols):
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     rows, cols = p["grid"]
     n = rows * cols
     prompt = _prompt(rows, cols)

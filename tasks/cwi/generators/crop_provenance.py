@@ -8,7 +8,7 @@ wider scale range, more noise. Rule (card): IoU >= 0.5 with the true crop box.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -24,13 +24,6 @@ _FORMAT = (
     "Answer inside <answer>…</answer> as a box [x1,y1,x2,y2] in the first image's coordinates "
     "normalised to 0-1000 (x to the right, y down; integers), e.g. <answer>[120,340,410,600]</answer>."
 )
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _prompt(scaled: bool) -> str:
@@ -56,7 +49,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(200):
         photo = random_photo(rng, w, h)

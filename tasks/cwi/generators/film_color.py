@@ -9,7 +9,7 @@ image_2 on image does it). Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -22,13 +22,6 @@ _TIERS = {
 _FORMAT = (
     "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
 )
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _prompt(alpha: float | None) -> str:
@@ -53,7 +46,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(100):
         photo = random_photo(rng, w, h)

@@ -10,7 +10,7 @@ Rule (card): count and order match, every centre within 15 px (Euclidean).
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -34,13 +34,6 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def points_str(pts) -> str:
     return "[" + ",".join(f"[{int(round(x))},{int(round(y))}]" for x, y in pts) + "]"
 
@@ -51,7 +44,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     for _attempt in range(300):

@@ -9,7 +9,7 @@ stripes. Rule (card): within +-1.5.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 PERIOD_RANGE = (8.0, 48.0)
@@ -27,20 +27,13 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     for _attempt in range(200):

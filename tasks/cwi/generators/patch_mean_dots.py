@@ -10,7 +10,7 @@ Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -24,13 +24,6 @@ _FORMAT = (
     "Answer inside <answer>…</answer> as R,G,B with integers 0-255 (rounded), "
     "e.g. <answer>120,64,200</answer>."
 )
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def parse_box(prompt: str):
@@ -80,7 +73,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(200):
         img = np.asarray(random_photo(rng, w, h)).copy()

@@ -12,7 +12,7 @@ peaks near the line make an exact count by eye unreliable. Rule (card): exact in
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -32,20 +32,13 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
     from PIL import Image
     from scipy.signal import find_peaks, peak_prominences
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     x = np.arange(MARGIN, w - MARGIN, dtype=np.float64)
     for _attempt in range(400):

@@ -10,7 +10,7 @@ Rule (card): IoU >= 0.5 with the true region.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -32,13 +32,6 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def box_str(box) -> str:
     return "[" + ",".join(str(int(round(v))) for v in box) + "]"
 
@@ -50,7 +43,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(200):
         src = np.asarray(random_photo(rng, w, h), dtype=np.float32)

@@ -10,7 +10,7 @@ Rule (card): within +-0.004.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -19,13 +19,6 @@ _TIERS = {
     "hard": dict(size=(512, 384), period=(5.0, 9.0), noise=8.0, photo=0.4),
     "expert": dict(size=(640, 480), period=(4.0, 8.0), noise=12.0, photo=0.5),
 }
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _prompt(period: float) -> str:
@@ -43,7 +36,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(200):
         period = float(np.round(rng.uniform(*p["period"]), 3))

@@ -9,7 +9,7 @@ normalised to 0-1000, in any order. Rule (card): both boxes IoU >= 0.5, order-fr
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -45,13 +45,6 @@ PROMPT = (
 )
 
 
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
-
-
 def box_norm(x, y, rw, rh, w, h):
     return [x / w * 1000, y / h * 1000, (x + rw) / w * 1000, (y + rh) / h * 1000]
 
@@ -66,7 +59,7 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     from lmms_plugins.tasks.cwi.photos import random_photo
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     for _attempt in range(200):
         photo = random_photo(rng, w, h)

@@ -13,7 +13,7 @@ Rule (card): |L / 200 - L* / 200| <= 0.3.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits
+from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -32,13 +32,6 @@ PROMPT = (
     "the other?\n"
     "Answer inside <answer>…</answer> as a number of pixels, e.g. <answer>812.5</answer>."
 )
-
-
-def _tier(tier: str) -> dict:
-    try:
-        return _TIERS[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(_TIERS)}") from None
 
 
 def _random_path(rng, length, cycles, w, h, margin):
@@ -110,7 +103,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    p = _tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = p["size"]
     ss = 2  # supersampling
     for _attempt in range(300):
