@@ -143,15 +143,28 @@ def _fast_index(folder: str) -> dict | None:
     return index
 
 
+def _unpatched(module, class_name: str, method: str):
+    """(class, method) to wrap, or None when it is missing (warned) or already wrapped."""
+    cls = getattr(module, class_name, None)
+    original = getattr(cls, method, None)
+    if cls is None or original is None:
+        _warn(f"find {class_name}.{method}")
+        return None
+    return None if getattr(original, _PATCHED, False) else (cls, original)
+
+
+def _install(cls, method: str, original, wrapper) -> None:
+    setattr(wrapper, _PATCHED, True)
+    wrapper.__wrapped__ = original
+    setattr(cls, method, wrapper)
+
+
 def _patch_task_manager(module) -> None:
     """Add this package's task folder to every TaskManager's index (after lmms-eval's own)."""
-    manager = getattr(module, "TaskManager", None)
-    original = getattr(manager, "initialize_tasks", None)
-    if manager is None or original is None:
-        _warn("find TaskManager.initialize_tasks")
+    found = _unpatched(module, "TaskManager", "initialize_tasks")
+    if found is None:
         return
-    if getattr(original, _PATCHED, False):
-        return
+    manager, original = found
     from lmms_plugins import tasks_dir
 
     ours = tasks_dir()
@@ -167,9 +180,7 @@ def _patch_task_manager(module) -> None:
         index = original(self, include_path=paths, include_defaults=include_defaults)
         return {**cached[0], **index}  # lmms-eval's and the user's entries win, as for include_path
 
-    setattr(initialize_tasks, _PATCHED, True)
-    initialize_tasks.__wrapped__ = original
-    manager.initialize_tasks = initialize_tasks
+    _install(manager, "initialize_tasks", original, initialize_tasks)
 
 
 def _content_fingerprint(root: str) -> str:
@@ -208,13 +219,10 @@ def _patch_dataset_download(module) -> None:
     becomes that folder (the hub layout: parquet files plus a README.md with ``configs:``) and
     ``datasets`` loads it exactly as it loads the hub copy.
     """
-    task_cls = getattr(module, "ConfigurableTask", None)
-    original = getattr(task_cls, "download", None)
-    if task_cls is None or original is None:
-        _warn("find ConfigurableTask.download")
+    found = _unpatched(module, "ConfigurableTask", "download")
+    if found is None:
         return
-    if getattr(original, _PATCHED, False):
-        return
+    task_cls, original = found
 
     def download(self, dataset_kwargs=None):
         metadata = getattr(getattr(self, "config", None), "metadata", None)
@@ -236,6 +244,4 @@ def _patch_dataset_download(module) -> None:
                 f"{type(exc).__name__}: {exc}\n{how_to_provide(bench)}"
             ) from exc
 
-    setattr(download, _PATCHED, True)
-    download.__wrapped__ = original
-    task_cls.download = download
+    _install(task_cls, "download", original, download)
