@@ -59,13 +59,16 @@ def generate(rng, tier: str) -> GeneratedItem:
     w, h = _SIZE
     for _ in range(MAX_ATTEMPTS):
         k = int(rng.integers(_SECTORS[tier][0], _SECTORS[tier][1] + 1))
-        shares = rng.dirichlet(np.ones(k) * 2.0) * 100
+        # the asked sector's share is drawn first, uniformly over a wide range, so that no single
+        # answer is right on more than a few per cent of items; the other sectors share the rest
+        target = int(rng.integers(k))
+        wanted = rng.uniform(_MIN_SHARE, 100.0 - (k - 1) * _MIN_SHARE)
+        shares = np.insert(rng.dirichlet(np.ones(k - 1) * 2.0) * (100.0 - wanted), target, wanted)
         if shares.min() < _MIN_SHARE:
             continue
         bg, cols = _palette(rng, k)
         if len(cols) < k:
             continue
-        target = int(rng.integers(k))
         answer = f"{shares[target]:.1f}"
         prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
         if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
