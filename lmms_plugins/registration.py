@@ -59,18 +59,17 @@ def register():
 
 def _when_imported(name: str, patch) -> None:
     module = sys.modules.get(name)
-    if module is not None and getattr(module, "__spec__", None) is not None and not _initialising(module):
+    if module is None:  # the usual case in lmms-eval 0.7.3: patch right after it is imported
+        if not any(isinstance(f, _PatchOnImport) and f.name == name for f in sys.meta_path):
+            sys.meta_path.insert(0, _PatchOnImport(name, patch))
+    elif _initialising(module):  # half-imported: it cannot be patched now, nor later by the hook
+        _warn(f"patch {name}, which was still being imported")
+    else:
         patch(module)
-        return
-    for finder in sys.meta_path:
-        if isinstance(finder, _PatchOnImport) and finder.name == name:
-            return
-    sys.meta_path.insert(0, _PatchOnImport(name, patch))
 
 
 def _initialising(module) -> bool:
-    spec = module.__spec__
-    return bool(getattr(spec, "_initializing", False))
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
 
 class _PatchOnImport(importlib.abc.MetaPathFinder):

@@ -106,3 +106,26 @@ def test_every_task_yaml_is_a_task_or_group_with_a_unique_name():
     assert len(names) == len(set(names))
     yamls = list(Path(rows[0].path).parents[1].rglob("*.yaml"))
     assert len(yamls) == len(rows), "a .yaml under tasks/ that is neither a task nor a group"
+
+
+def test_patch_runs_after_a_later_import_and_half_imported_modules_warn(tmp_path, monkeypatch):
+    import types
+    import warnings
+
+    import lmms_plugins.registration as r
+
+    (tmp_path / "late_pkg_for_hook.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen = []
+    r._when_imported("late_pkg_for_hook", lambda m: seen.append(m.VALUE))
+    assert seen == []
+    __import__("late_pkg_for_hook")
+    assert seen == [1]  # the patch ran once the module's own code had run
+
+    half = types.ModuleType("half_imported_for_hook")
+    half.__spec__ = types.SimpleNamespace(_initializing=True)
+    monkeypatch.setitem(sys.modules, "half_imported_for_hook", half)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r._when_imported("half_imported_for_hook", lambda m: seen.append("patched"))
+    assert "patched" not in seen and any("still being imported" in str(w.message) for w in caught)
