@@ -10,14 +10,7 @@ from pathlib import Path
 
 import pytest
 
-OFFLINE_ENV = {
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "WANDB_MODE": "disabled",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+from lmms_plugins.demo import OFFLINE_ENV  # one definition of "offline" for the demo and the tests
 
 
 def lmms_eval_executable() -> str:

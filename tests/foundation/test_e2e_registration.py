@@ -3,6 +3,7 @@ and the Python API. A tiny CwI dataset in the hub layout is made here; the `repl
 from a JSONL; the test reads the results JSON (the CLI exits 0 even on failure)."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -88,7 +89,7 @@ def test_python_api_with_task_manager_include_path(tmp_path, cwi_copy):
                                         tasks=["cwi_alignment"], task_manager=tm, batch_size=1)
         print("RESULTS=" + json.dumps(out["results"]))
     """)
-    env = {**__import__("os").environ, **OFFLINE_ENV, "LMMS_PLUGINS_CWI_ROOT": str(root),
+    env = {**os.environ, **OFFLINE_ENV, "LMMS_PLUGINS_CWI_ROOT": str(root),
            "LMMS_PLUGINS_NO_TASK_HOOK": "1", "HF_HOME": str(tmp_path / "hf")}
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path,
                           timeout=600)
