@@ -23,6 +23,11 @@ def tier_params(table: dict, tier: str) -> dict:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(table)}") from None
 
 
+def box_str(box) -> str:
+    """A box as the gold spelling ``[x1,y1,x2,y2]`` (integers, 0-1000 normalised by the caller)."""
+    return "[" + ",".join(str(int(round(v))) for v in box) + "]"
+
+
 def photo_array(rng, width: int, height: int):
     """A bundled photo crop as float32 HxWx3 in 0-255, enlarged at most 2x where the photo allows."""
     import numpy as np

@@ -8,7 +8,7 @@ wider scale range, more noise. Rule (card): IoU >= 0.5 with the true crop box.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.gen_helpers import box_str, shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -37,10 +37,6 @@ def _prompt(scaled: bool) -> str:
         "The second image is a rectangular crop of the first image. " + how + "Where in the first "
         "image was the crop taken from?\n" + _FORMAT
     )
-
-
-def box_str(box) -> str:
-    return "[" + ",".join(str(int(round(v))) for v in box) + "]"
 
 
 def generate(rng, tier: str) -> GeneratedItem:

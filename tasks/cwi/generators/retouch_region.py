@@ -10,7 +10,7 @@ Rule (card): IoU >= 0.5 with the true region.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.gen_helpers import box_str, shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
@@ -30,10 +30,6 @@ PROMPT = (
     "sensor noise that the rest of the picture has; the content itself is unchanged. Which "
     "rectangle was retouched?\n" + _FORMAT
 )
-
-
-def box_str(box) -> str:
-    return "[" + ",".join(str(int(round(v))) for v in box) + "]"
 
 
 def generate(rng, tier: str) -> GeneratedItem:
