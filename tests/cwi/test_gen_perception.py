@@ -37,6 +37,19 @@ def test_trace_length_gold_is_the_centreline_length_and_rule_is_60px():
     assert not score(rule, f"<answer>{gold + 61:.1f}</answer>", item.answer).correct
 
 
+def test_trace_length_image_size_and_length_range_do_not_depend_on_tier():
+    """Against the constant shortcut: one canvas and one wide flat length range for every tier."""
+    from lmms_plugins.tasks.cwi.generators import trace_length
+
+    lo, hi = trace_length.LENGTH
+    assert hi - lo >= 4000
+    for tier in H.TIERS:
+        item = trace_length.generate(np.random.default_rng(16), tier)
+        assert item.image.size == trace_length.SIZE
+        assert item.meta["length_range"] == [lo, hi]
+        assert lo - 1 <= float(item.answer) <= hi + 1
+
+
 def test_peak_count_peaks_are_unambiguous():
     from lmms_plugins.tasks.cwi.generators import peak_count
 
