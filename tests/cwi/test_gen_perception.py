@@ -50,6 +50,26 @@ def test_trace_length_image_size_and_length_range_do_not_depend_on_tier():
         assert lo - 1 <= float(item.answer) <= hi + 1
 
 
+def test_grating_period_long_periods_are_drawn_and_solved():
+    """Against the constant shortcut the periods span a wide range (+-1.5 px is absolute), so
+    the solver must also get the long periods, where only a few stripes are visible."""
+    from lmms_plugins.tasks.cwi.generators import grating_period
+    from lmms_plugins.tasks.cwi.solvers import grating_period as solver
+
+    for tier in H.TIERS:
+        lo, hi = grating_period._TIERS[tier]["periods"]
+        assert hi - lo >= 70
+        for seed in range(200):  # the first item in the top fifth of the tier's range
+            item = grating_period.generate(np.random.default_rng(seed), tier)
+            if float(item.answer) >= hi - 0.2 * (hi - lo):
+                break
+        else:
+            raise AssertionError(f"{tier}: no long period in 200 draws")
+        assert item.meta["period_range"] == [lo, hi]
+        pred = float(solver.solve(item.image, None, item.prompt))
+        assert abs(pred - float(item.answer)) <= 1.5, (tier, item.answer, pred)
+
+
 def test_peak_count_peaks_are_unambiguous():
     from lmms_plugins.tasks.cwi.generators import peak_count
 

@@ -1,6 +1,7 @@
 """grating_period: the period of a stripe pattern, to +-1.5 px.
 
-Construction: a sinusoidal (square-wave in the expert tier) stripe grating with period 8-48 px.
+Construction: a sinusoidal (square-wave in the expert tier) stripe grating with period 6-130 px
+(6-80 px in the expert tier).
 Easy: a clean axis-aligned grating filling the image. Medium: any orientation, noise. Hard:
 blended into a photo at low contrast. Expert: a square-wave grating inside a disc over a
 photo, with more noise. The answer is the period in pixels, measured perpendicular to the
@@ -12,12 +13,15 @@ from __future__ import annotations
 from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
-PERIOD_RANGE = (8.0, 48.0)
+# Periods are spread wide because the tolerance is absolute (+-1.5 px): over a flat range R a
+# single constant answer hits ~3 / R of the items. The expert tier (a disc over a photo) stops
+# at 80 px, where the disc still holds ~7 periods; the mixture stays nearly flat (~3 % for the
+# best constant).
 _TIERS = {
-    "easy": dict(size=(480, 360), axis=True, photo=0.0, noise=0.0, square=False, disc=False),
-    "medium": dict(size=(512, 384), axis=False, photo=0.0, noise=8.0, square=False, disc=False),
-    "hard": dict(size=(512, 384), axis=False, photo=0.6, noise=6.0, square=False, disc=False),
-    "expert": dict(size=(640, 480), axis=False, photo=0.7, noise=10.0, square=True, disc=True),
+    "easy": dict(size=(640, 480), periods=(6.0, 130.0), axis=True, photo=0.0, noise=0.0, square=False, disc=None),
+    "medium": dict(size=(640, 480), periods=(6.0, 130.0), axis=False, photo=0.0, noise=8.0, square=False, disc=None),
+    "hard": dict(size=(800, 600), periods=(6.0, 130.0), axis=False, photo=0.6, noise=6.0, square=False, disc=None),
+    "expert": dict(size=(960, 720), periods=(6.0, 80.0), axis=False, photo=0.7, noise=10.0, square=True, disc=(0.38, 0.48)),
 }
 
 PROMPT = (
@@ -37,7 +41,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     w, h = p["size"]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     for _attempt in range(200):
-        period = float(np.round(rng.uniform(*PERIOD_RANGE), 2))
+        period = float(np.round(rng.uniform(*p["periods"]), 2))
         theta = float(rng.choice([0.0, 90.0])) if p["axis"] else float(np.round(rng.uniform(0, 180), 2))
         phase = float(rng.uniform(0, 2 * np.pi))
         t = xx * np.cos(np.deg2rad(theta)) + yy * np.sin(np.deg2rad(theta))
@@ -53,7 +57,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             img = grat
         disc = None
         if p["disc"]:
-            rad = float(rng.uniform(0.3, 0.45)) * min(w, h)
+            rad = float(rng.uniform(*p["disc"])) * min(w, h)
             cx, cy = float(rng.uniform(rad, w - rad)), float(rng.uniform(rad, h - rad))
             inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= rad * rad
             img = np.where(inside, img, ph)
@@ -70,6 +74,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "width": w,
             "height": h,
             "period": period,
+            "period_range": list(p["periods"]),
             "orientation_deg": theta,
             "phase": round(phase, 4),
             "contrast": round(contrast, 4),
@@ -83,5 +88,5 @@ def generate(rng, tier: str) -> GeneratedItem:
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
-    """Typical periods a guess would give."""
-    return {"constant_mid": "28.00", "constant_small": "14.00", "constant_large": "40.00"}
+    """Typical periods a guess would give (each is a 3 px hole in the period range)."""
+    return {"constant_small": "20.00", "constant_mid": "45.00", "constant_large": "70.00"}
