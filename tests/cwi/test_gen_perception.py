@@ -79,9 +79,26 @@ def test_peak_count_peaks_are_unambiguous():
         assert int(item.answer) == item.meta["count"] <= item.meta["n_local_maxima"]
 
 
+def test_peak_count_range_and_chart_size_do_not_depend_on_the_tier():
+    # overlapping per-tier ranges would pile the counts up in the middle (a constant guess wins)
+    from lmms_plugins.tasks.cwi.generators import peak_count
+
+    lo, hi = peak_count.COUNT_RANGE
+    assert hi - lo + 1 >= 40
+    for tier in H.TIERS:
+        counts = set()
+        for seed in range(12):
+            item = peak_count.generate(np.random.default_rng(seed), tier)
+            assert item.image.size == peak_count.SIZE
+            assert item.meta["count_range"] == [lo, hi]
+            counts.add(int(item.answer))
+        assert lo <= min(counts) and max(counts) <= hi and max(counts) - min(counts) >= 15, counts
+
+
 def test_scan_moire_prompt_states_the_reference_period():
     from lmms_plugins.tasks.cwi.generators import scan_moire
 
     item = scan_moire.generate(np.random.default_rng(15), "medium")
     assert f"{item.meta['period_a']:.3f} px" in item.prompt
     assert abs(float(item.answer) - 1.0) >= 0.03
+    assert scan_moire.DOWN[0] <= float(item.answer) <= scan_moire.UP[1]

@@ -1,13 +1,17 @@
 """peak_count: how many peaks of a plotted curve rise above a threshold line?
 
 Construction: a line chart (white paper, light grid) of a smooth signal made of separated
-Gaussian bumps of random heights on a slow wave, drawn in black, with a red dashed horizontal threshold line. The answer is the number
-of local maxima of the curve that lie above the line; it is drawn first, uniformly from the
-tier's range (3-12 easy ... 22-42 expert), and the line is placed between that many peaks and
-the rest. The generator keeps every local maximum
-clearly a peak (prominence >= 8 px) and every peak clearly above or below the line (>= 4 px,
-3 px in the expert tier), so the count is unambiguous for code, while the many narrow, close
-peaks near the line make an exact count by eye unreliable. Rule (card): exact integer.
+Gaussian bumps of random heights on a slow wave, drawn in black, with a red dashed horizontal
+threshold line. The answer is the number of local maxima of the curve that lie above the line.
+It is drawn first, uniformly from 3-45 in EVERY tier (an exact-integer rule needs a flat answer
+distribution: tier ranges that overlap would pile up in the middle and make one constant right
+too often), on a chart of one size for all tiers; failed constructions are retried for the same
+count. Tiers differ in clutter, not in the count: more sub-threshold distractor peaks, wider
+(more crowded) bumps and a smaller clearance between the line and the nearest peaks. The
+generator keeps every local maximum clearly a peak (prominence >= 8 px) and every peak clearly
+above or below the line (>= 6 px easy ... 3 px expert), so the count is unambiguous for code,
+while the many narrow, close peaks near the line make an exact count by eye unreliable.
+Rule (card): exact integer.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ from __future__ import annotations
 from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
+COUNT_RANGE = (3, 45)  # shared by all tiers
+SIZE = (640, 360)  # one chart size, so the size says nothing about the count or the tier
+# distractors: below-line bumps as a fraction of the count (plus a few); sigma: bump width as a
+# fraction of the room per bump; gap: clearance (px) of the line from the peaks either side
 _TIERS = {
-    "easy": dict(size=(480, 300), count=(3, 12), sigma=(4.0, 8.0), gap=4.0),
-    "medium": dict(size=(512, 320), count=(8, 20), sigma=(3.0, 5.5), gap=4.0),
-    "hard": dict(size=(576, 320), count=(14, 30), sigma=(2.5, 4.2), gap=4.0),
-    "expert": dict(size=(640, 360), count=(22, 42), sigma=(2.0, 3.4), gap=3.0),
+    "easy": dict(distract=(0.0, 0.15), sigma=(0.25, 0.45), gap=6.0),
+    "medium": dict(distract=(0.15, 0.3), sigma=(0.3, 0.55), gap=5.0),
+    "hard": dict(distract=(0.3, 0.45), sigma=(0.35, 0.65), gap=4.0),
+    "expert": dict(distract=(0.45, 0.6), sigma=(0.4, 0.75), gap=3.0),
 }
 MIN_PROMINENCE = 8.0  # px
 MARGIN = 12  # px of paper around the plot
@@ -39,23 +47,28 @@ def generate(rng, tier: str) -> GeneratedItem:
     from scipy.signal import find_peaks, peak_prominences
 
     p = tier_params(_TIERS, tier)
-    w, h = p["size"]
+    w, h = SIZE
     x = np.arange(MARGIN, w - MARGIN, dtype=np.float64)
+    room = w - 2 * MARGIN - 20  # px of x over which the bump centres spread
+    # the count is drawn once, uniformly (so no constant guess is often right); a construction
+    # that fails is retried for the same count, which keeps the distribution flat
+    count = int(rng.integers(COUNT_RANGE[0], COUNT_RANGE[1] + 1))
+    while str(count) == str(CONSTANT_GUESS):
+        count = int(rng.integers(COUNT_RANGE[0], COUNT_RANGE[1] + 1))
     for _attempt in range(400):
-        # the count is drawn first (uniform over the tier's range, so no constant guess is
-        # often right), then the picture is built around it
-        count = int(rng.integers(p["count"][0], p["count"][1] + 1))
-        n = count + int(rng.integers(2, max(3, count // 2 + 2)))
-        sig = rng.uniform(*p["sigma"], size=n)
-        # centres left to right, neighbours at least 2.6 sigma apart so each bump keeps its own
-        # maximum; the spare width is spread at random between them
+        n = count + 2 + int(round(count * rng.uniform(*p["distract"])))
+        # widths relative to the room per bump; neighbours at least 2.6 sigma apart so each bump
+        # keeps its own maximum (sigma <= 0.75 room/n/2.6 always fits), spare width at random
+        sig = rng.uniform(*p["sigma"], size=n) * room / n / 2.6
         need = 2.6 * np.maximum(sig[1:], sig[:-1])
-        spare = (w - 2 * MARGIN - 20) - need.sum()
-        if spare <= 0:
-            continue
-        extra = rng.dirichlet(np.ones(n + 1)) * spare
+        spare = room - need.sum()
+        extra = rng.dirichlet(np.full(n + 1, 3.0)) * spare
         mu = MARGIN + 10 + extra[0] + np.concatenate([[0.0], np.cumsum(need + extra[1:n])])
-        amp = rng.uniform(0.15, 1.0, size=n)
+        # heights: `count` random bumps high, the rest low, around a random level
+        level = float(rng.uniform(0.4, 0.65))
+        high = np.zeros(n, bool)
+        high[rng.permutation(n)[:count]] = True
+        amp = np.where(high, rng.uniform(level + 0.06, 1.0, n), rng.uniform(0.15, level - 0.06, n))
         y = (amp[None, :] * np.exp(-((x[:, None] - mu[None, :]) ** 2) / (2 * sig[None, :] ** 2))).sum(1)
         y = y + 0.05 * np.sin(2 * np.pi * x / float(rng.uniform(150, 400)) + float(rng.uniform(0, 6.3)))
         y = (y - y.min()) / (y.max() - y.min())
@@ -87,22 +100,23 @@ def generate(rng, tier: str) -> GeneratedItem:
         image = Image.fromarray(img)
         answer = str(count)
         if shortcut_hits("peak_count", answer, shortcut_answers(image, None, PROMPT)):
-            continue
+            raise AssertionError("peak_count: the constant guess was excluded above")
         meta = {
             "tier": tier,
             "width": w,
             "height": h,
             "n_bumps": n,
-            "count_range": list(p["count"]),
+            "count_range": list(COUNT_RANGE),
             "n_local_maxima": int(len(peaks)),
             "peaks_x": [int(v) for v in x[peaks]],
             "threshold_row": thr_row,
             "threshold_height_px": round(thr, 3),
             "count": count,
             "min_prominence_px": round(float(prom.min()), 3),
+            "attempts": _attempt + 1,
         }
         return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("peak_count: no sample escaped the constraints in 400 attempts")
+    raise RuntimeError(f"peak_count: no construction for count {count} in 400 attempts")
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -2,9 +2,10 @@
 
 Construction: a line screen (grating A) of known period p px is overlaid (multiplied, like two
 transparencies) with a rescaled copy (grating B) of period s * p, which produces broad moire
-fringes. Stripes are vertical or horizontal. The prompt states p; the answer is s, drawn from
-0.85-0.97 or 1.03-1.15. Harder tiers: lower contrast, noise, a photo showing through, a
-smaller screen period. Reading s off the fringes by eye gives a couple of percent at best.
+fringes. Stripes are vertical or horizontal. The prompt states p; the answer is s, drawn
+uniformly from 0.75-0.97 or 1.03-1.25 in every tier (0.44 wide in all, so one constant within
++-0.004 hits ~2 % of items). Harder tiers: noise, a photo showing through, a smaller screen
+period. Reading s off the fringes by eye gives a couple of percent at best.
 Rule (card): within +-0.004.
 """
 
@@ -19,6 +20,9 @@ _TIERS = {
     "hard": dict(size=(512, 384), period=(5.0, 9.0), noise=8.0, photo=0.4),
     "expert": dict(size=(640, 480), period=(4.0, 8.0), noise=12.0, photo=0.5),
 }
+# the scale, shared by all tiers: two equally wide ranges either side of 1 (the answer is drawn
+# uniformly from their union); together 0.44 wide, so a constant within +-0.004 hits ~2 %
+DOWN, UP = (0.75, 0.97), (1.03, 1.25)
 
 
 def _prompt(period: float) -> str:
@@ -40,9 +44,9 @@ def generate(rng, tier: str) -> GeneratedItem:
     w, h = p["size"]
     for _attempt in range(200):
         period = float(np.round(rng.uniform(*p["period"]), 3))
-        s = float(np.round(rng.uniform(1.03, 1.15), 4))
+        s = float(np.round(rng.uniform(*UP), 4))
         if rng.random() < 0.5:
-            s = float(np.round(rng.uniform(0.85, 0.97), 4))
+            s = float(np.round(rng.uniform(*DOWN), 4))
         vertical = bool(rng.random() < 0.5)
         n = w if vertical else h
         t = np.arange(n, dtype=np.float64)

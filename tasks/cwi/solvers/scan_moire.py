@@ -45,7 +45,7 @@ def solve(image, image_2, prompt) -> str:
     prof = xc if pc >= pr else xr
     t = np.arange(len(prof), dtype=np.float64)
     # coarse scan of s, then a finer one around the best, then a parabola
-    grid = np.concatenate([np.linspace(0.8, 0.99, 400), np.linspace(1.01, 1.2, 400)])
+    grid = np.concatenate([np.linspace(0.74, 0.99, 500), np.linspace(1.01, 1.26, 500)])
     res = np.array([_residual(prof, t, f1, f1 / s) for s in grid])
     s0 = grid[int(np.argmin(res))]
     fine = np.linspace(s0 - 0.002, s0 + 0.002, 81)
