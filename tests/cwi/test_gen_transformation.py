@@ -60,3 +60,44 @@ def test_unknown_tier_is_an_error(task):
     gen, _ = _mods(task)
     with pytest.raises(ValueError, match="tier"):
         gen.generate(np.random.default_rng(0), "impossible")
+
+
+def test_restore_then_count_one_count_range_and_canvas_for_every_tier():
+    """Against the constant shortcut: every tier draws the count from one wide range on one
+    canvas size (tiers differ in disc size and noise), and the solver gets the crowded end."""
+    gen, sol = _mods("restore_then_count")
+    lo, hi = gen.COUNT
+    assert hi - lo + 1 >= 45
+    for tier in TIERS:
+        for seed in range(200):  # the first item in the top fifth of the range
+            item = gen.generate(np.random.default_rng(seed), tier)
+            if int(item.answer) >= hi - 0.2 * (hi - lo):
+                break
+        else:
+            raise AssertionError(f"{tier}: no crowded canvas in 200 draws")
+        assert item.image.size == gen._SIZE and item.meta["count_range"] == [lo, hi]
+        assert int(item.answer) == item.meta["count"] == len(item.meta["discs"])
+        assert sol.solve(item.image, None, item.prompt) == item.answer
+
+
+def test_restore_then_measure_share_range_and_large_sectors():
+    """Against the constant shortcut the asked share spans one wide range in every tier, the
+    prompt's background promise holds even for a near-whole sector, and the solver measures it."""
+    gen, sol = _mods("restore_then_measure")
+    lo, hi = gen.SHARE
+    assert hi - lo >= 90
+    for tier in TIERS:
+        for seed in range(300):  # the first item with a share in the top tenth of the range
+            item = gen.generate(np.random.default_rng(seed), tier)
+            if float(item.answer) >= hi - 0.1 * (hi - lo):
+                break
+        else:
+            raise AssertionError(f"{tier}: no large share in 300 draws")
+        shares = item.meta["shares"]
+        assert item.meta["share_range"] == [lo, hi]
+        assert abs(sum(shares) - 100) < 0.01 and min(shares) >= gen._MIN_OTHER - 1e-6
+        assert abs(shares[item.meta["target"]] - float(item.answer)) <= 0.051
+        a = np.asarray(item.image, dtype=float)
+        bg_pixels = (np.linalg.norm(a - item.meta["background"], axis=-1) < 45).sum()
+        assert bg_pixels > a.shape[0] * a.shape[1] / 2
+        assert abs(float(sol.solve(item.image, None, item.prompt)) - float(item.answer)) <= 1.5

@@ -3,7 +3,9 @@
 The canvas (grey photo texture + N saturated discs that never touch, even across the wrap) was
 shifted circularly, so discs that cross a border appear cut into 2 or 4 pieces on opposite
 sides. At least one disc is always cut, so counting pieces (no restore) is wrong.
-Harder tiers: more and smaller discs, more noise. Rule (card): exact integer.
+Against the constant shortcut (exact integer rule) every tier draws N uniformly from one wide
+range (3-60) on one canvas size, so no count is right on more than ~2 % of items; harder tiers
+have smaller discs and more noise, not other counts. Rule (card): exact integer.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from lmms_plugins.tasks.cwi.gen_helpers import (
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 TASK = "restore_then_count"
-_SIZE = (320, 240)
-_COUNT = {"easy": (3, 8), "medium": (6, 12), "hard": (10, 18), "expert": (15, 25)}
-_RADIUS = {"easy": (14, 22), "medium": (10, 18), "hard": (8, 14), "expert": (6, 11)}
+_SIZE = (512, 384)  # one size for every count: the image size must not reveal N
+COUNT = (3, 60)  # every tier: tier ranges that overlap would peak the mixture
+_RADIUS = {"easy": (12, 17), "medium": (9, 14), "hard": (7, 12), "expert": (5, 10)}
 _GAP = 6  # minimum background gap between two discs (on the torus)
 CONSTANT_GUESS = 10
 PROMPT = (
@@ -71,35 +73,45 @@ def _hsv_colour(rng):
     return (int(r * 255), int(g * 255), int(b * 255))
 
 
+def _place_discs(rng, n: int, w: int, h: int, rlo: int, rhi: int):
+    """N discs at random positions, no two closer than _GAP on the torus (None if they don't fit)."""
+    import numpy as np
+
+    xs, ys, rs = np.empty(n), np.empty(n), np.empty(n, dtype=int)
+    m = 0
+    for _ in range(4000):
+        if m == n:
+            return [(float(xs[i]), float(ys[i]), int(rs[i])) for i in range(n)]
+        r = int(rng.integers(rlo, rhi + 1))
+        x, y = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        ddx = np.abs(xs[:m] - x)
+        ddy = np.abs(ys[:m] - y)
+        ddx, ddy = np.minimum(ddx, w - ddx), np.minimum(ddy, h - ddy)
+        if np.all(ddx * ddx + ddy * ddy >= (r + rs[:m] + _GAP) ** 2):
+            xs[m], ys[m], rs[m] = x, y, r
+            m += 1
+    return [(float(xs[i]), float(ys[i]), int(rs[i])) for i in range(n)] if m == n else None
+
+
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
 
     check_tier(tier)
     w, h = _SIZE
-    lo, hi = _COUNT[tier]
+    lo, hi = COUNT
     rlo, rhi = _RADIUS[tier]
-    for _ in range(MAX_ATTEMPTS):
+    # the count is drawn first (uniform); a failed placement is retried for the same count
+    while True:
         n = int(rng.integers(lo, hi + 1))
-        if n == CONSTANT_GUESS:
-            continue
-        discs = []
-        for _ in range(4000):
-            if len(discs) == n:
-                break
-            r = int(rng.integers(rlo, rhi + 1))
-            x, y = float(rng.uniform(0, w)), float(rng.uniform(0, h))
-            ok = True
-            for (x2, y2, r2) in discs:
-                ddx = min(abs(x - x2), w - abs(x - x2))
-                ddy = min(abs(y - y2), h - abs(y - y2))
-                if ddx * ddx + ddy * ddy < (r + r2 + _GAP) ** 2:
-                    ok = False
-                    break
-            if ok:
-                discs.append((x, y, r))
-        if len(discs) == n:
+        if n != CONSTANT_GUESS:
             break
+    for _ in range(MAX_ATTEMPTS):
+        discs = _place_discs(rng, n, w, h, rlo, rhi)
+        if discs is not None:
+            break
+    else:
+        raise RuntimeError(f"{TASK}: could not place {n} discs")
     # the shift puts one disc's centre right on a border, so at least one disc is cut
     cx, cy, _ = discs[int(rng.integers(len(discs)))]
     if rng.uniform() < 0.5:  # that disc's centre lands on the left/right border
@@ -115,5 +127,5 @@ def generate(rng, tier: str) -> GeneratedItem:
                 cv2.circle(canvas, (int(round(x + ox)), int(round(y + oy))), r, colour, -1, lineType=cv2.LINE_8)
     rolled = np.roll(canvas, (sy, sx), axis=(0, 1))
     prompt = PROMPT + answer_suffix("one integer", "7")
-    meta = {"count": n, "discs": [[round(x, 1), round(y, 1), r] for x, y, r in discs], "shift": [sx, sy], "noise_sigma": NOISE[tier], "tier": tier}
+    meta = {"count": n, "discs": [[round(x, 1), round(y, 1), r] for x, y, r in discs], "shift": [sx, sy], "count_range": list(COUNT), "noise_sigma": NOISE[tier], "tier": tier}
     return GeneratedItem(to_pil(add_noise(rolled, rng, NOISE[tier])), None, prompt, str(n), meta)

@@ -5,6 +5,10 @@ affine map and then shifted circularly, so it appears as an ellipse cut into pie
 borders. The gold is the sector's share of the pie (its angle / 360 x 100) from construction.
 Affine maps keep area ratios, so restoring and measuring areas recovers it; reading angles off
 the distorted picture does not. Harder tiers: more sectors, stronger distortion, more noise.
+Against the constant shortcut (±1.5 pp is absolute) every tier draws the asked share first,
+uniformly over 1.5-96 %, and splits the rest over the other sectors (each >= 0.5 %) with no
+rejection that would favour small shares; so a fixed answer hits ~3 % of items, about the
+floor for a percentage with this tolerance (3 pp of a 0-100 range).
 Rule (card): the percentage within ±1.5 pp.
 """
 
@@ -19,7 +23,8 @@ TASK = "restore_then_measure"
 _SIZE = (320, 320)
 _SECTORS = {"easy": (3, 4), "medium": (4, 5), "hard": (5, 6), "expert": (6, 8)}
 _STRETCH = {"easy": 0.15, "medium": 0.3, "hard": 0.45, "expert": 0.6}
-_MIN_SHARE = 4.0  # percent
+SHARE = (1.5, 96.0)  # the asked sector's share (percent), every tier and every k
+_MIN_OTHER = 0.5  # percent; the other k-1 <= 7 sectors fit in the 4 % left at the top share
 PROMPT = (
     "This image shows a pie chart with {k} sectors that was distorted by an unknown linear "
     "stretch/shear and then shifted circularly (wrap-around), so its pieces may appear on "
@@ -34,7 +39,12 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
 
     m = re.search(r"pie chart with (\d{1,2}) sectors", prompt)
     k = int(m.group(1)) if m else 4
-    return {"equal_share": f"{100 / k:.1f}", "constant": "25"}
+    return _shortcuts(k)
+
+
+def _shortcuts(k: int) -> dict[str, str]:
+    # no fixed "constant" entry: every listed value is a hole in the flat share range
+    return {"equal_share": f"{100 / k:.1f}"}
 
 
 def _palette(rng, k: int):
@@ -57,22 +67,22 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     check_tier(tier)
     w, h = _SIZE
-    for _ in range(MAX_ATTEMPTS):
-        k = int(rng.integers(_SECTORS[tier][0], _SECTORS[tier][1] + 1))
-        # the asked sector's share is drawn first, uniformly over a wide range, so that no single
-        # answer is right on more than a few per cent of items; the other sectors share the rest
-        target = int(rng.integers(k))
-        wanted = rng.uniform(_MIN_SHARE, 100.0 - (k - 1) * _MIN_SHARE)
-        shares = np.insert(rng.dirichlet(np.ones(k - 1) * 2.0) * (100.0 - wanted), target, wanted)
-        if shares.min() < _MIN_SHARE:
-            continue
-        bg, cols = _palette(rng, k)
-        if len(cols) < k:
-            continue
-        answer = f"{shares[target]:.1f}"
-        prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
+    k = int(rng.integers(_SECTORS[tier][0], _SECTORS[tier][1] + 1))
+    target = int(rng.integers(k))
+    # the asked share is drawn first, uniformly (a redraw only leaves out the 100/k hole), and
+    # the other sectors split the rest above a small minimum, so nothing is rejected afterwards
+    while True:
+        wanted = float(rng.uniform(*SHARE))
+        answer = f"{wanted:.1f}"
+        if not shortcut_hits(TASK, answer, _shortcuts(k)):
             break
+    rest = 100.0 - wanted - (k - 1) * _MIN_OTHER
+    shares = np.insert(_MIN_OTHER + rng.dirichlet(np.ones(k - 1) * 2.0) * rest, target, wanted)
+    for _ in range(MAX_ATTEMPTS):  # the palette is retried for the same shares
+        bg, cols = _palette(rng, k)
+        if len(cols) == k:
+            break
+    prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
     # draw the pie at the canvas centre, sectors starting at a random angle
     canvas = np.empty((h, w, 3), dtype=np.uint8)
     canvas[:] = bg
@@ -85,9 +95,11 @@ def generate(rng, tier: str) -> GeneratedItem:
     s = _STRETCH[tier]
     for _ in range(MAX_ATTEMPTS):
         A = np.array([[1 + rng.uniform(-s, s), rng.uniform(-s, s)], [rng.uniform(-s, s), 1 + rng.uniform(-s, s)]])
-        # the distorted pie must stay inside the canvas (before the lossless roll), else area is lost
+        # the distorted pie must stay inside the canvas (before the lossless roll), else area is
+        # lost; and stay small enough (det <= 1.5: pie <= 37 % of the canvas) that the background
+        # outnumbers even a 96 % sector, as the prompt promises
         half_w, half_h = radius * np.hypot(A[0, 0], A[0, 1]), radius * np.hypot(A[1, 0], A[1, 1])
-        if half_w <= w / 2 - 3 and half_h <= h / 2 - 3 and abs(np.linalg.det(A)) > 0.3:
+        if half_w <= w / 2 - 3 and half_h <= h / 2 - 3 and 0.3 < abs(np.linalg.det(A)) <= 1.5:
             break
     c = np.array([w / 2, h / 2])
     M = np.hstack([A, (c - A @ c)[:, None]])
@@ -97,5 +109,5 @@ def generate(rng, tier: str) -> GeneratedItem:
     prompt = prompt + answer_suffix("a percentage (number only)", "37.5")
     meta = {"shares": [round(float(v), 3) for v in shares], "target": target, "colours": [[int(x) for x in c] for c in cols],
             "background": [int(x) for x in bg], "affine": [[round(float(x), 4) for x in row] for row in A],
-            "shift": [sx, sy], "noise_sigma": NOISE[tier], "tier": tier}
+            "shift": [sx, sy], "share_range": list(SHARE), "noise_sigma": NOISE[tier], "tier": tier}
     return GeneratedItem(to_pil(add_noise(rolled, rng, NOISE[tier])), None, prompt, answer, meta)
