@@ -3,11 +3,14 @@
 Construction: a procedural canvas of flat, non-antialiased shapes (rectangles, ellipses) in
 clearly different palette colours, plus "hidden" colours that a viewer merges with a visible
 one: near-duplicates that differ by a few units in one or two channels (large shapes) and, in
-the harder tiers, tiny specks of a few pixels. The count is drawn first, uniformly from the
-tier's range (6-22 easy ... 36-60 expert; wide, so that no single answer is right on more than
-about 5 % of a split); the gold is the number of palette colours visible
-after all shapes are drawn (tracked with a label map while drawing; a drawing where a colour
-got painted over entirely is redrawn, so the gold always equals the drawn count).
+the harder tiers, tiny specks of a few pixels. The gold is the number of palette colours
+visible after all shapes are drawn (tracked with a label map while drawing).
+
+Answer spread: the count is drawn first, uniformly from the tier's range; the four ranges tile
+8-55 without overlap (12 values each, balanced tiers), so the overall count distribution is
+flat over 48 values and no single answer is right on more than ~2.3 % of a split (the
+constant shortcut's value is left out of the draw). Failed drawings (a colour painted over
+entirely, or a shortcut hit) are redrawn for the same count, which keeps it flat.
 Rule (card): exact integer.
 """
 
@@ -16,12 +19,13 @@ from __future__ import annotations
 from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
-# total colour count, hidden near-duplicates, their channel difference range, specks
+# total colour count, hidden near-duplicates, their channel difference range, specks (one
+# canvas size for every tier, so that the size does not tell which count range applies)
 _TIERS = {
-    "easy": dict(size=(480, 360), count=(6, 22), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
-    "medium": dict(size=(480, 360), count=(16, 34), near=(2, 6), near_diff=(2, 6), specks=(0, 2)),
-    "hard": dict(size=(512, 384), count=(26, 46), near=(3, 8), near_diff=(1, 4), specks=(1, 4)),
-    "expert": dict(size=(640, 480), count=(36, 60), near=(4, 12), near_diff=(1, 3), specks=(2, 8)),
+    "easy": dict(size=(640, 480), count=(8, 19), near=(1, 3), near_diff=(4, 10), specks=(0, 0)),
+    "medium": dict(size=(640, 480), count=(20, 31), near=(2, 6), near_diff=(2, 6), specks=(0, 2)),
+    "hard": dict(size=(640, 480), count=(32, 43), near=(3, 8), near_diff=(1, 4), specks=(1, 4)),
+    "expert": dict(size=(640, 480), count=(44, 55), near=(4, 12), near_diff=(1, 3), specks=(2, 8)),
 }
 CONSTANT_GUESS = 20  # a typical answer, used as the "constant" shortcut
 _MERGE_DIST = 12  # colours closer than this (max channel) look the same to a viewer
@@ -53,10 +57,11 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
+    # the count is drawn once, uniformly (the constant shortcut's value excluded); every retry
+    # below redraws the picture for this same count
+    counts = [c for c in range(p["count"][0], p["count"][1] + 1) if c != CONSTANT_GUESS]
+    target = counts[int(rng.integers(len(counts)))]
     for _attempt in range(100):
-        # the count is drawn first (uniform over the tier's range, so no constant guess is
-        # often right); the drawing is then made of exactly that many colours
-        target = int(rng.integers(p["count"][0], p["count"][1] + 1))
         n_near = int(rng.integers(p["near"][0], p["near"][1] + 1))
         n_speck = int(rng.integers(p["specks"][0], p["specks"][1] + 1))
         n_vis = target - 1 - n_near - n_speck

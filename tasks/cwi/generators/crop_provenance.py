@@ -2,8 +2,14 @@
 
 Construction: image = a photo; image_2 = a crop of it, resized by an unknown factor (from the
 medium tier on), with brightness/contrast change and sensor noise in the harder tiers. The
-answer is the crop's box in the photo, normalised to 0-1000. Harder tiers: smaller crops,
-wider scale range, more noise. Rule (card): IoU >= 0.5 with the true crop box.
+answer is the crop's box in the photo, normalised to 0-1000. Rule (card): IoU >= 0.5 with the
+true crop box.
+
+Crop size and position are spread so that no fixed box has IoU >= 0.5 with many golds: all
+tiers share one crop-area range, log-uniform over 2-15 % of the photo (large crops are what a
+fixed box hits most, so the range stays small), any aspect 0.6-1.6, uniform position. The
+size is drawn once per item; only the position/photo is redrawn when a crop is flat. Harder
+tiers: wider resize range, more noise, brightness/contrast change.
 """
 
 from __future__ import annotations
@@ -12,11 +18,12 @@ from lmms_plugins.tasks.cwi.gen_helpers import box_str, shortcut_hits, tier_para
 from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 
 _TIERS = {
-    "easy": dict(size=(480, 360), area=(0.10, 0.25), scale=(1.0, 1.0), noise=0.0, gain=0.0),
-    "medium": dict(size=(512, 384), area=(0.06, 0.15), scale=(0.75, 1.35), noise=2.0, gain=0.0),
-    "hard": dict(size=(512, 384), area=(0.04, 0.08), scale=(0.65, 1.5), noise=5.0, gain=0.15),
-    "expert": dict(size=(640, 480), area=(0.025, 0.05), scale=(0.7, 1.5), noise=7.0, gain=0.25),
+    "easy": dict(size=(480, 360), scale=(1.0, 1.0), noise=0.0, gain=0.0),
+    "medium": dict(size=(512, 384), scale=(0.75, 1.35), noise=2.0, gain=0.0),
+    "hard": dict(size=(512, 384), scale=(0.65, 1.5), noise=5.0, gain=0.15),
+    "expert": dict(size=(640, 480), scale=(0.7, 1.5), noise=7.0, gain=0.25),
 }
+_AREA = (0.02, 0.15)  # crop area / photo area, log-uniform, shared by all tiers
 
 _MIN_CROP_STD = 12.0
 
@@ -47,14 +54,13 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
+    # the crop size is drawn once (redrawing it on a failure would skew the size distribution)
+    area = float(np.exp(rng.uniform(np.log(_AREA[0]), np.log(_AREA[1])))) * w * h
+    aspect = float(rng.uniform(0.6, 1.6))
+    cw = min(w - 8, int(round(np.sqrt(area * aspect))))
+    ch = min(h - 8, int(round(np.sqrt(area / aspect))))
     for _attempt in range(200):
         photo = random_photo(rng, w, h)
-        area = float(rng.uniform(*p["area"])) * w * h
-        aspect = float(rng.uniform(0.6, 1.6))
-        cw = int(round(np.sqrt(area * aspect)))
-        ch = int(round(np.sqrt(area / aspect)))
-        if cw >= w - 4 or ch >= h - 4 or min(cw, ch) < 24:
-            continue
         x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
         crop = photo.crop((x0, y0, x0 + cw, y0 + ch))
         if float(np.asarray(crop.convert("L"), dtype=np.float64).std()) < _MIN_CROP_STD:

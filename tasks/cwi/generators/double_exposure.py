@@ -3,7 +3,10 @@ horizontal offsets (wrap-around).
 
 image 1 = w0 * photo + sum_k w_k * roll(photo, s_k) with w_1 > w_2 > ... The answer lists the
 signed horizontal shifts s_k (positive = ghost moved right) from the strongest ghost to the
-weakest. Harder tiers: more ghosts, fainter ghosts, more noise.
+weakest. Harder tiers: more ghosts, fainter ghosts, more noise. Shifts are spread over
+12-150 px either way (nearly the whole unambiguous range of a 320 px wrap-around), so that a
+fixed one-ghost answer is within tolerance of few golds; ghosts are kept 20 px apart,
+measured around the wrap.
 Rule (card): count and order match and every shift within ±8 px.
 """
 
@@ -17,7 +20,7 @@ from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
 TASK = "double_exposure"
 _SIZE = (320, 240)
 _GHOSTS = {"easy": (1, 1), "medium": (1, 2), "hard": (2, 2), "expert": (2, 3)}
-_MIN_SHIFT, _MIN_SEP = 12, 20
+_MIN_SHIFT, _MAX_SHIFT, _MIN_SEP = 12, 150, 20  # |s| < w/2 - tolerance: s and s - w never mix up
 PROMPT = (
     "Image 2 is a photo ({w}x{h} px). Image 1 is the same photo exposed once at full position and "
     "again, fainter, at one or more horizontal offsets: image 1 = w0*photo + sum_k w_k*shift(photo, "
@@ -48,10 +51,11 @@ def generate(rng, tier: str) -> GeneratedItem:
     lo, hi = _GHOSTS[tier]
     for _ in range(MAX_ATTEMPTS):
         k = int(rng.integers(lo, hi + 1))
-        shifts = [int(v) for v in rng.integers(-w // 3, w // 3 + 1, size=k)]
+        shifts = [int(v) for v in rng.integers(-_MAX_SHIFT, _MAX_SHIFT + 1, size=k)]
         if any(abs(s) < _MIN_SHIFT for s in shifts):
             continue
-        if any(abs(a - b) < _MIN_SEP for i, a in enumerate(shifts) for b in shifts[i + 1 :]):
+        # separation around the wrap: a shift of s equals s - w
+        if any(min(abs(a - b), w - abs(a - b)) < _MIN_SEP for i, a in enumerate(shifts) for b in shifts[i + 1 :]):
             continue
         answer = "[" + ",".join(map(str, shifts)) + "]"
         if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
