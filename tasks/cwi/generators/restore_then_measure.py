@@ -82,6 +82,8 @@ def generate(rng, tier: str) -> GeneratedItem:
         bg, cols = _palette(rng, k)
         if len(cols) == k:
             break
+    else:
+        raise RuntimeError(f"{TASK}: no palette of {k} distinct colours in {MAX_ATTEMPTS} attempts")
     prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
     # draw the pie at the canvas centre, sectors starting at a random angle
     canvas = np.empty((h, w, 3), dtype=np.uint8)
