@@ -164,6 +164,8 @@ def process_results(doc: Mapping, results: list) -> dict:
     detail = dict(factors, edit_score=r.score, exact=exact, delivered=r.delivered, requested=r.requested,
                   n_destroyed=r.n_destroyed, n_pre_existing=r.n_pre_existing, flow_term=r.flow_term,
                   msssim=r.msssim, verdicts=r.verdicts, operation=doc.get("abacus_operation"))
+    if r.overlay:  # on one metric only: the report reads it from any, the samples file keeps one copy
+        detail["overlay"] = r.overlay
     return {
         "abacus_count_fidelity": one(r.cf),
         "abacus_scene_consistency": one(r.sc),

@@ -57,6 +57,7 @@ class EditResult:
     msssim: float | None = None
     verdicts: dict = field(default_factory=dict)  # per category: kept/transformed/removed/added
     drift: tuple = ()
+    overlay: dict | None = None  # the verdicts as boxes on the edit, for lmms-plugins report
 
     @property
     def exact(self) -> bool | None:
@@ -119,6 +120,7 @@ def score_edit(source, edit, *, operation: str, count: int, detector, category=N
     """Score one edit. Raises UnknownCategory / DetectorError / ValueError (see :func:`evaluate`)."""
     from lmms_plugins.tasks.abacus import factors
     from lmms_plugins.tasks.abacus.matching import in_place_changes, map_instance, match_instances
+    from lmms_plugins.tasks.abacus.overlay import verdict_overlay
     from lmms_plugins.tasks.abacus.scene import measure_scene
 
     if operation not in OPERATIONS:
@@ -155,6 +157,7 @@ def score_edit(source, edit, *, operation: str, count: int, detector, category=N
         requested=k, delivered=d, n_destroyed=destroyed, n_pre_existing=pre,
         flow_term=scene.flow_term, msssim=scene.msssim,
         verdicts={c: v[c].as_dict() for c in cats}, drift=scene.drift,
+        overlay=verdict_overlay(v, mapped, ed_by, (shape[1], shape[0])),
     )
 
 

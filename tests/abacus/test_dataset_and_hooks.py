@@ -138,3 +138,23 @@ def test_source_image_column_fallback(touch_root):
     doc["source_image"] = doc.pop("image")
     assert hooks.doc_to_visual(doc)[0].size == doc["source_image"].size
     assert hooks.doc_to_visual({"prompt": "x"}) == []
+
+
+def test_verdicts_travel_as_a_report_overlay_on_one_metric(touch_root, monkeypatch, tmp_path):
+    """The report draws every instance of the edit as kept / transformed / removed / added; the
+    overlay's boxes agree with the counts the scoring used, and only one metric carries it."""
+    from lmms_plugins import report
+
+    for doc, truth, res in _score_all(touch_root, monkeypatch):
+        lb = res["abacus_leaderboard"]
+        carriers = [m for m, item in res.items() if "overlay" in item]
+        assert carriers == ["abacus_leaderboard"]
+        shapes = lb["overlay"]["shapes"]
+        for kind in ("kept", "transformed", "removed", "added"):
+            assert sum(s["label"].startswith(kind) for s in shapes) == sum(v[kind] for v in lb["verdicts"].values())
+        w, h = lb["overlay"]["size"]
+        assert all(0 <= s["xyxy"][0] < s["xyxy"][2] <= w and 0 <= s["xyxy"][1] < s["xyxy"][3] <= h for s in shapes)
+        assert report.overlays_of(res) == [lb["overlay"]]
+        svg = report._svg(lb["overlay"], (w, h))
+        assert svg.count('data-kind="box"') == len(shapes) > 0
+        assert truth["n_pre_existing"] == sum(not s["label"].startswith("added") for s in shapes)
