@@ -15,6 +15,8 @@ MODELS = {
     "cwi_solver": "lmms_plugins.models.cwi_solver.CwiSolver",
     "maze_solver": "lmms_plugins.models.maze_solver.MazeSolver",
     "abacus_synthetic_editor": "lmms_plugins.models.abacus_editor.SyntheticEditor",
+    # image editors behind an OpenAI-compatible Images API (POST /images/edits)
+    "openai_image_edit": "lmms_plugins.models.openai_image_edit.OpenAIImageEdit",
 }
 
 
