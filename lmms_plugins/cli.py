@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("make-data", help="write a local dataset in a benchmark's official layout",
                        description="Run `lmms-plugins make-data <benchmark> --help` for the generator's options.")
     p.add_argument("benchmark", choices=sorted(GENERATORS))
-    p.add_argument("rest", nargs=argparse.REMAINDER, help="options of the generator")
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="...", help="the generator's own options")
     p.set_defaults(func=cmd_make_data)
     for name, (_target, help_text) in EXTRA_COMMANDS.items():  # listed in --help; run by main()
         sub.add_parser(name, help=help_text)

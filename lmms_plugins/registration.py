@@ -51,7 +51,23 @@ def register():
         _warn(f"install its task hook ({exc!r})")
     from lmms_plugins.models import manifests
 
-    return manifests()
+    found = manifests()
+    _list_in_models_command(found)
+    return found
+
+
+def _list_in_models_command(found) -> None:
+    """``lmms-eval models`` prints lmms-eval's static name tables, not the registry: add ours there
+    too (as lmms-eval's own legacy plugin path does), so the listing shows them."""
+    module = sys.modules.get("lmms_eval.models")
+    if module is None:  # called outside lmms-eval's start-up: nothing to list in
+        return
+    table = getattr(module, "AVAILABLE_SIMPLE_MODELS", None)
+    if not isinstance(table, dict):
+        _warn("list its models in `lmms-eval models`")
+        return
+    for manifest in found:
+        table.setdefault(manifest.model_id, manifest.simple_class_path)
 
 
 # --- run a patch when a module is (or has been) imported -------------------------------------

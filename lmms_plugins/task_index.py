@@ -15,8 +15,18 @@ class TaskEntry:
 
     @property
     def benchmark(self) -> str | None:
+        """The YAML's ``lmms_plugins_benchmark``, else the benchmark folder it lives in (groups,
+        and GRADE, whose data is not a hub table, do not name it)."""
         meta = self.config.get("metadata")
-        return meta.get("lmms_plugins_benchmark") if isinstance(meta, dict) else None
+        named = meta.get("lmms_plugins_benchmark") if isinstance(meta, dict) else None
+        if named:
+            return named
+        from lmms_plugins import tasks_dir
+
+        try:
+            return self.path.resolve().relative_to(Path(tasks_dir()).resolve()).parts[0]
+        except (ValueError, IndexError):
+            return None
 
 
 def _yaml_loader():
@@ -66,6 +76,14 @@ def local_sample_count(entry: TaskEntry) -> int | None:
         return None
     if root is None:
         return None
+    if (root / "data.json").is_file() and not entry.config.get("dataset_name"):  # GRADE: one record per sample
+        import json
+
+        try:
+            records = json.loads((root / "data.json").read_text(encoding="utf-8"))
+        except ValueError:
+            return None
+        return len(records) if isinstance(records, list) else None
     split = entry.config.get("test_split") or entry.config.get("validation_split")
     folder = root / entry.config["dataset_name"] if entry.config.get("dataset_name") else root
     parquet = sorted(folder.glob(f"{split}-*.parquet")) + sorted(folder.glob(f"{split}/*.parquet"))

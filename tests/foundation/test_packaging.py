@@ -62,3 +62,33 @@ def test_list_shows_tasks_groups_and_local_counts(tmp_path, hub_dataset, monkeyp
 def test_make_data_unknown_generator_is_a_clear_error():
     out = cli("make-data", "nope")
     assert out.returncode == 2 and "invalid choice" in out.stderr
+
+
+def test_list_names_the_benchmark_of_groups_and_grade_and_counts_grade_records(tmp_path):
+    import json
+    import os
+
+    (tmp_path / "data.json").write_text(json.dumps([{"task_id": f"math_x_{i}"} for i in range(3)]))
+    out = subprocess.run([sys.executable, "-m", "lmms_plugins", "list"], capture_output=True, text=True,
+                         env={**os.environ, "LMMS_PLUGINS_GRADE_ROOT": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    lines = {ln.split()[0]: ln.split() for ln in out.stdout.splitlines() if ln.strip()}
+    assert lines["grade"][1:] == ["task", "grade", "3"]
+    assert lines["cwi"][1:3] == ["group", "cwi"] and lines["dod"][1:3] == ["group", "dod"]
+
+
+def test_make_data_help_shows_no_internal_argument_name():
+    out = cli("make-data", "--help")
+    assert out.returncode == 0 and "rest" not in out.stdout and "generator's own options" in out.stdout
+
+
+def test_lmms_eval_models_command_lists_this_packages_models():
+    import shutil
+
+    exe = shutil.which("lmms-eval") or str(Path(sys.executable).with_name("lmms-eval"))
+    out = subprocess.run([exe, "models"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    listed = {ln.split()[0] for ln in out.stdout.splitlines() if ln.strip()}
+    from lmms_plugins.models import available
+
+    assert set(available()) <= listed
