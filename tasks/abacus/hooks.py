@@ -54,10 +54,10 @@ def process_docs_change(dataset):
 
 @functools.lru_cache(maxsize=8)
 def _template(name: str):
-    import jinja2
+    from lmms_plugins.utils.templates import compile_template
 
     with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
-        return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False).from_string(fh.read())
+        return compile_template(fh.read(), origin=name)
 
 
 def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) -> str:

@@ -31,12 +31,10 @@ _DEFAULT_TEMPLATE = "prompt.jinja"
 # ---------------------------------------------------------------------------- prompt and visuals
 
 
-@functools.lru_cache(maxsize=32)
 def _template(source: str):
-    import jinja2
+    from lmms_plugins.utils.templates import compile_template  # sandboxed: a YAML template runs no code
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
-    return env.from_string(source)
+    return compile_template(source, origin="cwi prompt template")
 
 
 @functools.lru_cache(maxsize=32)

@@ -85,10 +85,9 @@ def doc_to_visual(doc: Mapping) -> list:
 
 @functools.lru_cache(maxsize=8)
 def _template(path: str):
-    import jinja2
+    from lmms_plugins.utils.templates import compile_template  # sandboxed: a user template runs no code
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
-    return env.from_string(Path(path).read_text(encoding="utf-8"))
+    return compile_template(Path(path).read_text(encoding="utf-8"), origin=path)
 
 
 def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) -> str:

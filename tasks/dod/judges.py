@@ -72,9 +72,11 @@ def _prompt_source(env: str, default: str) -> str:
 def _render(source: str, **values: Any) -> str:
     import jinja2
 
-    try:
-        return jinja2.Environment(undefined=jinja2.ChainableUndefined, autoescape=False).from_string(source).render(**values)
-    except jinja2.TemplateError as exc:
+    from lmms_plugins.utils.templates import TemplateRejected, render
+
+    try:  # sandboxed: a user's prompt file runs no code
+        return render(source, undefined="chainable", origin="DoD judge prompt", **values)
+    except (jinja2.TemplateError, TemplateRejected) as exc:
         raise JudgeUnavailable(f"the judge prompt is not a valid Jinja template: {exc}") from exc
 
 

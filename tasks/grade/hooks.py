@@ -46,10 +46,10 @@ def doc_to_visual(doc):
 
 @lru_cache(maxsize=1)
 def _template():
-    import jinja2
+    from lmms_plugins.utils.templates import compile_template
 
-    source = Path(__file__).with_name("prompt.jinja").read_text(encoding="utf-8")
-    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(source)
+    path = Path(__file__).with_name("prompt.jinja")
+    return compile_template(path.read_text(encoding="utf-8"), origin=str(path))
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):

@@ -55,10 +55,9 @@ class Prompt:
             for placeholder in ("{instruct}", "{instruction}"):
                 text = text.replace(placeholder, str(variables.get("instruction", "")))
             return text.replace("{{", "{").replace("}}", "}").strip()
-        import jinja2
+        from lmms_plugins.utils.templates import render  # sandboxed: a user's prompt file runs no code
 
-        env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
-        return env.from_string(self.source).render(**variables).strip()
+        return render(self.source, origin=self.origin, **variables).strip()
 
 
 def load_prompt(name: str, override_dir: str | None = None) -> Prompt:
