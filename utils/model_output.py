@@ -40,10 +40,23 @@ def _as_text(raw) -> tuple[str, list[str]]:
         except UnicodeDecodeError:
             return bytes(raw).decode("utf-8", errors="replace"), ["output is not valid UTF-8 (undecodable bytes replaced)"]
     if isinstance(raw, dict):
-        return json.dumps(raw), []
+        try:
+            return json.dumps(raw), []
+        except (TypeError, ValueError, RecursionError) as exc:  # not JSON-able, or nested too deeply
+            return "", [f"output is a dict that cannot be read as JSON ({type(exc).__name__})"]
     if not isinstance(raw, str):
-        return str(raw), [f"output is a {type(raw).__name__}, not a string"]
+        try:
+            return str(raw), [f"output is a {type(raw).__name__}, not a string"]
+        except Exception as exc:  # noqa: BLE001 - an object whose str() fails is junk, not a crash
+            return "", [f"output is a {type(raw).__name__} that cannot be turned into text ({type(exc).__name__})"]
     return raw, []
+
+
+def _dumps(value) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return str(type(value).__name__)
 
 
 def _image_list(value, problems: list[str]) -> list[str]:
@@ -59,7 +72,7 @@ def _image_list(value, problems: list[str]) -> list[str]:
             elif isinstance(item, dict) and isinstance(item.get("path"), str):
                 out.append(item["path"])
             else:
-                problems.append(f"ignored an image entry that is not a path: {str(item)[:80]!r}")
+                problems.append(f"ignored an image entry that is not a path: {_dumps(item)[:80]!r}")
         return out
     problems.append(f"'images' is a {type(value).__name__}, not a list of paths")
     return []
@@ -82,9 +95,11 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
             payload = json.loads(stripped)
         except ValueError:
             problems.append("output looks like JSON but does not parse; read as plain text")
+        except RecursionError:  # json recurses per bracket: thousands of them are junk, not a crash
+            problems.append("output looks like JSON but does not parse (nested too deeply); read as plain text")
     if isinstance(payload, dict):
         body = payload.get("text", "")
-        text = body if isinstance(body, str) else json.dumps(body)
+        text = body if isinstance(body, str) else _dumps(body)
         if "images" not in payload:
             problems.append("JSON output has no 'images' field")
         paths = _image_list(payload.get("images"), problems)
