@@ -1,0 +1,596 @@
+"""Run untrusted Python (a model's code) in a separate, confined process.
+
+Usage::
+
+    from lmms_plugins.utils.sandbox import Limits, run_python
+    r = run_python(code, {"image.png": png_bytes}, Limits(wall_s=20))
+    r.status, r.stdout, r.stderr, r.files  # files = new files the code saved, e.g. plots
+
+Every call starts a new process (the current interpreter, ``sys.executable``, so numpy, Pillow,
+OpenCV, SciPy and scikit-image import as in the evaluator) in a fresh scratch folder that holds
+only the given files under the given names; the folder is removed afterwards. Calls share no
+state and may run in parallel threads.
+
+What confines the code (``capabilities()`` says which parts are active on this machine):
+
+* always: its own session/process group; an empty environment (only PATH, HOME=scratch, LANG,
+  TMPDIR and a few thread-count variables; no API key or token of the parent); stdin is
+  ``/dev/null``; rlimits on CPU time, address space (memory), file size, open files and number
+  of processes, set before the code runs and not raisable by it (it never runs as root:
+  as root the evaluator gives every execution its own unused uid, so limits on processes apply
+  per execution and a ``kill -1`` sweep as that uid removes everything it started); a
+  wall-clock deadline after which everything it started is killed; stdout and stderr read
+  incrementally with a cap (``Limits.max_output_bytes``) beyond which it is killed.
+* where Linux namespaces are available (``unshare`` as root, or with user namespaces): a new
+  network namespace (no interface but a down loopback: no network at all, not even 127.0.0.1),
+  a new PID namespace (it sees only its own processes; when it ends, the kernel kills every
+  process left in it, including ones that escaped with ``setsid``), new IPC/UTS namespaces,
+  and a mount namespace in which the world-writable folders (/tmp, /var/tmp, /dev/shm,
+  /run/lock) are private, size-limited tmpfs: a write there is discarded at the end, never
+  seen by the host. The scratch folder appears at ``/tmp/work`` (its cwd and HOME).
+* not confined: reading files that any user may read (the Python installation, /etc, world-
+  readable project files); CPU/memory are per process (a program with many processes may use
+  up to ``max_processes`` x the per-process limits); without namespaces, the network and
+  the world-writable folders of the host are reachable, and a process that escaped its
+  session and whose parent exited is only found by the uid sweep (as root) and otherwise left.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Mapping
+
+OK = "ok"
+ERROR = "error"
+TIMEOUT = "timeout"
+MEMORY = "memory"
+OUTPUT_LIMIT = "output_limit"
+KILLED = "killed"
+SANDBOX_ERROR = "sandbox_error"
+
+#: where the scratch folder appears inside a mount namespace
+INNER_WORKDIR = "/tmp/work"
+#: world-writable folders made private (tmpfs) inside a mount namespace
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-execution limits. CPU, memory and file size are per process."""
+
+    wall_s: float = 30.0  # wall clock, whole execution
+    cpu_s: float = 30.0  # RLIMIT_CPU of each process
+    memory_mb: int = 2048  # RLIMIT_AS of each process
+    file_size_mb: int = 64  # RLIMIT_FSIZE: largest file it may write
+    max_processes: int = 64  # RLIMIT_NPROC (processes + threads of the execution's uid)
+    max_open_files: int = 256  # RLIMIT_NOFILE
+    max_output_chars: int = 8000  # kept of stdout and of stderr each (head and tail)
+    max_output_bytes: int = 8_000_000  # more than this on stdout or stderr: killed, output_limit
+    max_returned_files: int = 16  # new files returned in ExecResult.files ...
+    max_returned_mb: float = 16.0  # ... at most this much in total (larger ones are skipped)
+    private_tmp_mb: int = 64  # size of each private tmpfs (/tmp, /dev/shm, ...) in a mount namespace
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    status: str  # ok | error | timeout | memory | output_limit | killed | sandbox_error
+    exit_code: int | None  # the program's exit code; negative: killed by that signal; None: not started
+    stdout: str  # at most max_output_chars (+ one line saying what was cut)
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    files: dict[str, bytes]  # files it wrote in the scratch folder that were not inputs (relative names)
+    wall_s: float
+    reason: str  # why, in words ("killed after 30 s wall clock", "MemoryError: ...")
+    network_isolated: bool
+    skipped_files: tuple[str, ...] = field(default=())  # new files not returned (too many / too large)
+
+
+# The first code the sandboxed interpreter runs: read the program from stdin, make stdin
+# /dev/null, lower the rlimits (soft = hard: the program cannot raise them back), run it as
+# __main__ and print its traceback without this frame.
+_BOOTSTRAP = r"""
+import os, sys, resource, traceback, linecache
+src = sys.stdin.buffer.read()
+linecache.cache["main.py"] = (len(src), None, src.decode("utf-8", "replace").splitlines(True), "main.py")
+fd = os.open(os.devnull, os.O_RDONLY); os.dup2(fd, 0); os.close(fd)
+a = [int(x) for x in sys.argv[1:]]
+for r, v in ((resource.RLIMIT_CPU, None), (resource.RLIMIT_AS, a[1]), (resource.RLIMIT_FSIZE, a[2]),
+             (resource.RLIMIT_NPROC, a[3]), (resource.RLIMIT_NOFILE, a[4]), (resource.RLIMIT_CORE, 0)):
+    lim = (a[0], a[0] + 1) if v is None else (v, v)
+    try:
+        resource.setrlimit(r, lim)
+    except (ValueError, OSError) as e:
+        sys.stderr.write("[sandbox] could not set rlimit %d: %s\n" % (r, e))
+del a, r, v, lim, fd
+sys.argv = ["main.py"]
+sys.path.insert(0, os.getcwd())
+g = {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}
+try:
+    exec(compile(src, "main.py", "exec"), g)
+except SystemExit:
+    raise
+except BaseException as e:
+    traceback.print_exception(type(e), e, e.__traceback__.tb_next if e.__traceback__ else None)
+    sys.stderr.flush()
+    sys.exit(1)
+"""
+
+# Runs as root inside the new namespaces (cwd = the scratch folder), then drops to the
+# execution's uid. It stays as PID 1 (python is its child) so that the kernel's signals
+# to the program (SIGXCPU at the CPU limit) are not ignored as they are for a namespace's init.
+_NS_PRELUDE = r"""
+set -e
+uid=$1; tmpmb=$2; shift 2
+exec 3<.
+for d in %(dirs)s; do
+  if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o "size=${tmpmb}m,mode=1777,nosuid,nodev" tmpfs "$d"; fi
+done
+mkdir -p %(work)s
+mount --bind /proc/self/fd/3 %(work)s
+exec 3<&-
+cd %(work)s
+set +e
+setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+exit $?
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# what this machine allows
+
+
+@lru_cache(maxsize=1)
+def _probe() -> dict:
+    is_root = os.geteuid() == 0
+    unshare = shutil.which("unshare")
+    setpriv = shutil.which("setpriv")
+    ns_ok, ns_why = False, ""
+    if sys.platform != "linux":
+        ns_why = "not Linux"
+    elif not is_root:
+        ns_why = "not root (user-namespace mode is not implemented: no network/PID/mount namespaces)"
+    elif not (unshare and setpriv):
+        ns_why = "unshare/setpriv (util-linux) not found"
+    else:
+        try:
+            p = subprocess.run(
+                [unshare, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
+                 "--", "/bin/sh", "-c", "mount -t tmpfs tmpfs /tmp && setpriv --reuid=65534 --regid=65534 "
+                 "--clear-groups -- true"],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=20, cwd="/",
+            )
+            ns_ok = p.returncode == 0
+            ns_why = "" if ns_ok else f"unshare failed: {p.stderr.decode(errors='replace').strip()[:300]}"
+        except (OSError, subprocess.SubprocessError) as e:
+            ns_why = f"unshare failed: {e}"
+    private = [d for d in PRIVATE_DIRS if os.path.isdir(d) and not os.path.islink(d) and os.stat(d).st_mode & 0o002]
+    return {
+        "backend": "namespaces" if ns_ok else "plain",
+        "network_namespace": ns_ok,
+        "pid_namespace": ns_ok,
+        "mount_namespace": ns_ok,
+        "private_dirs": private if ns_ok else [],
+        "unique_uid": is_root,
+        "rlimits": ["cpu", "as", "fsize", "nproc", "nofile", "core"],
+        "bubblewrap": shutil.which("bwrap"),
+        "python": sys.executable,
+        "why_not_namespaces": ns_why,
+        "unshare": unshare,
+        "setpriv": setpriv,
+    }
+
+
+def capabilities() -> dict:
+    """What confinement :func:`run_python` applies on this machine (probed once per process).
+
+    Keys: ``backend`` ("namespaces" or "plain"), ``network_namespace``, ``pid_namespace``,
+    ``mount_namespace`` (bools), ``private_dirs`` (folders that are a private tmpfs inside),
+    ``unique_uid`` (each execution runs as its own unused uid: true when the evaluator is root),
+    ``rlimits``, ``bubblewrap`` (path or None; not used), ``python``, ``why_not_namespaces``.
+    """
+    return {k: v for k, v in _probe().items() if k not in ("unshare", "setpriv")}
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+_uid_lock = threading.Lock()
+_uids_in_use: set[int] = set()
+_UID_BASE, _UID_SPAN = 1_900_000_000, 200_000_000
+
+
+def _take_uid() -> int:
+    with _uid_lock:
+        while True:
+            uid = _UID_BASE + secrets.randbelow(_UID_SPAN)
+            if uid not in _uids_in_use:
+                _uids_in_use.add(uid)
+                return uid
+
+
+def _release_uid(uid: int) -> None:
+    with _uid_lock:
+        _uids_in_use.discard(uid)
+
+
+def _check_name(name: str) -> str:
+    p = PurePosixPath(name)
+    if not name or "\x00" in name or p.is_absolute() or ".." in p.parts or str(p) in (".", ""):
+        raise ValueError(f"input file name {name!r} must be a relative path inside the scratch folder")
+    return str(p)
+
+
+def _env(home: str) -> dict[str, str]:
+    path_dirs = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+    return {
+        "PATH": ":".join(dict.fromkeys(path_dirs)),
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        # one thread per library: parallel executions do not oversubscribe the cores, and the
+        # process limit is not eaten by BLAS/OpenMP pools
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "OPENCV_FOR_THREADS_NUM": "1",
+    }
+
+
+class _Capped:
+    """Keeps the head and the tail of a stream within ``keep`` characters; counts the rest."""
+
+    def __init__(self, keep_chars: int):
+        self.keep = max(0, keep_chars)
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_len = 0
+        self.total = 0
+        # bytes, generously: up to 4 bytes per character in UTF-8
+        self.head_cap = self.keep * 4 * 2 // 3
+        self.tail_cap = self.keep * 4 - self.head_cap
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk and self.tail_cap > 0:
+            self.tail.append(chunk)
+            self.tail_len += len(chunk)
+            while self.tail_len - len(self.tail[0]) >= self.tail_cap:
+                self.tail_len -= len(self.tail.popleft())
+
+    def text(self) -> tuple[str, bool]:
+        tail = b"".join(self.tail)
+        if len(self.head) + len(tail) == self.total:
+            full = (bytes(self.head) + tail).decode("utf-8", errors="replace")
+            if len(full) <= self.keep:
+                return full, False
+            head_s, tail_s = full, ""
+        else:
+            head_s = bytes(self.head).decode("utf-8", errors="replace")
+            tail_s = tail[-self.tail_cap:].decode("utf-8", errors="replace") if tail else ""
+        n_head = self.keep * 2 // 3
+        n_tail = self.keep - n_head
+        kept_head = head_s[:n_head]
+        kept_tail = (head_s[n_head:] + tail_s)[-n_tail:] if n_tail else ""
+        cut = self.total - len(kept_head.encode("utf-8", errors="replace")) - len(kept_tail.encode("utf-8", errors="replace"))
+        note = f"\n[... output truncated: {max(cut, 0)} bytes of {self.total} not shown ...]\n"
+        return kept_head + note + kept_tail, True
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def _descendants(pid: int) -> list[int]:
+    seen, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        seen += kids
+        todo += kids
+    return seen
+
+
+def _uid_sweep(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (the execution's own uid): ``kill -1`` as that uid."""
+    try:
+        subprocess.run(["kill", "-KILL", "-1"], user=uid, group=uid, extra_groups=[], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, cwd="/", env={"PATH": "/usr/bin:/bin"})
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int]) -> None:
+    """Kill the execution: its namespace's init (ends the PID namespace), its process group,
+    descendants seen, and (as root) every process of its uid."""
+    pids = _descendants(proc.pid) + tree
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if uid is not None:
+        _uid_sweep(uid)
+
+
+def _memory_text(stderr_tail: str) -> bool:
+    tail = stderr_tail[-2000:]
+    return any(s in tail for s in ("MemoryError", "Unable to allocate", "Cannot allocate memory",
+                                    "std::bad_alloc", "Insufficient memory", "Failed to allocate"))
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1].strip()[:300] if lines else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# the one entry point
+
+
+def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits: Limits = Limits()) -> ExecResult:
+    """Run ``code`` as ``__main__`` in a confined process; never raises for the code's behaviour.
+
+    ``files`` maps names (relative paths, e.g. ``"image.png"``) to contents: ``bytes`` are
+    written as is; ``str`` / ``PathLike`` are paths of files to copy. The code sees them in its
+    working directory (also HOME and TMPDIR), ``/tmp/work`` where a mount namespace is
+    available, else the host path of the scratch folder.
+
+    Status: ``ok`` (exit 0), ``error`` (non-zero exit or uncaught exception: traceback in
+    stderr, reason = its last line), ``timeout`` (wall clock or CPU limit), ``memory`` (a
+    MemoryError / allocation failure under the memory limit), ``output_limit`` (more than
+    ``max_output_bytes`` on stdout or stderr: killed), ``killed`` (ended by a signal it did not
+    get from the limits, e.g. it killed itself), ``sandbox_error`` (the sandbox could not run it:
+    bad input file name, missing input file, failed process start; reason says which).
+    Everything it started is killed before this returns; the scratch folder is removed.
+    """
+    t0 = time.monotonic()
+    caps = _probe()
+    use_ns = caps["backend"] == "namespaces"
+    uid = _take_uid() if caps["unique_uid"] else None
+    run_dir = None
+
+    def fail(reason: str) -> ExecResult:
+        return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0, reason, use_ns)
+
+    try:
+        try:
+            names = {_check_name(str(n)): src for n, src in files.items()}
+            run_dir = tempfile.mkdtemp(prefix="lmms_sandbox_")
+            os.chmod(run_dir, 0o711)
+            scratch = os.path.join(run_dir, "work")
+            os.mkdir(scratch, 0o700)
+            for name, src in names.items():
+                dest = os.path.join(scratch, name)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                if isinstance(src, (bytes, bytearray, memoryview)):
+                    with open(dest, "wb") as f:
+                        f.write(src)
+                else:
+                    shutil.copyfile(os.fspath(src), dest)
+            if uid is not None:
+                for dirpath, dirnames, filenames in os.walk(scratch):
+                    for n in [dirpath] + [os.path.join(dirpath, x) for x in dirnames + filenames]:
+                        os.chown(n, uid, uid, follow_symlinks=False)
+            inputs = {}
+            for name in names:
+                st = os.stat(os.path.join(scratch, name))
+                inputs[name] = (st.st_size, st.st_mtime_ns)
+        except (OSError, ValueError, TypeError) as e:
+            return fail(f"could not prepare the scratch folder: {type(e).__name__}: {e}")
+
+        return _execute(code, scratch, inputs, limits, caps, uid, t0)
+    finally:
+        if uid is not None:
+            _release_uid(uid)
+        if run_dir is not None:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> ExecResult:
+    use_ns = caps["backend"] == "namespaces"
+    rl = [int(max(1, limits.cpu_s + 0.999)), int(limits.memory_mb) << 20, int(limits.file_size_mb) << 20,
+          int(limits.max_processes), int(limits.max_open_files)]
+    py = [sys.executable, "-E", "-s", "-c", _BOOTSTRAP, *map(str, rl)]
+    home = INNER_WORKDIR if use_ns else scratch
+    popen_kw: dict = {}
+    if use_ns:
+        prelude = _NS_PRELUDE % {"dirs": " ".join(caps["private_dirs"]), "work": INNER_WORKDIR}
+        argv = [caps["unshare"], "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+                "--mount-proc", "--", "/bin/sh", "-c", prelude, "sh", str(uid), str(int(limits.private_tmp_mb)), *py]
+    else:
+        argv = py
+        if uid is not None:
+            popen_kw = {"user": uid, "group": uid, "extra_groups": []}
+    try:
+        proc = subprocess.Popen(argv, cwd=scratch, env=_env(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, close_fds=True, **popen_kw)
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
+        return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0,
+                          f"could not start the sandbox process: {type(e).__name__}: {e}", use_ns)
+
+    # the program text goes in on stdin (then /dev/null); a thread, so a huge text cannot block us
+    def feed():
+        try:
+            proc.stdin.write(code.encode("utf-8", errors="surrogateescape"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+
+    out, err = _Capped(limits.max_output_chars), _Capped(limits.max_output_chars)
+    deadline = t0 + limits.wall_s
+    killed_for = None  # TIMEOUT / OUTPUT_LIMIT when we killed it
+    tree: list[int] = []  # descendants seen while it ran (plain backend: to find escapees)
+    sel = selectors.DefaultSelector()
+    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    for fd in streams:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+        sel.register(pidfd, selectors.EVENT_READ)
+    except (AttributeError, OSError):
+        pidfd = None
+    open_fds = set(streams)
+    exited = False
+    last_scan = 0.0
+    try:
+        while True:
+            now = time.monotonic()
+            if not exited and proc.poll() is not None:
+                exited = True
+                if pidfd is not None:
+                    sel.unregister(pidfd)
+                # the program ended: nothing it started may outlive it
+                _kill_all(proc, uid, tree)
+                deadline = min(deadline, now + 2.0)  # drain what is left in the pipes
+            if not open_fds and exited:
+                break
+            if now >= deadline:
+                if not exited:
+                    killed_for = killed_for or TIMEOUT
+                    _kill_all(proc, uid, tree)
+                    proc.wait()
+                    exited = True
+                break
+            if not use_ns and not exited and now - last_scan > 0.5:
+                last_scan = now
+                tree = list(dict.fromkeys(tree + _descendants(proc.pid)))
+            for key, _ in sel.select(timeout=min(0.5, max(0.0, deadline - now))):
+                fd = key.fd
+                if fd == pidfd:
+                    continue
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                streams[fd].add(chunk)
+                if streams[fd].total > limits.max_output_bytes and killed_for is None:
+                    killed_for = OUTPUT_LIMIT
+                    _kill_all(proc, uid, tree)
+                    deadline = min(deadline, time.monotonic() + 2.0)
+    finally:
+        if proc.poll() is None:
+            _kill_all(proc, uid, tree)
+        proc.wait()
+        sel.close()
+        if pidfd is not None:
+            os.close(pidfd)
+        proc.stdout.close()
+        proc.stderr.close()
+        writer.join(timeout=1.0)
+    wall = time.monotonic() - t0
+
+    stdout, out_cut = out.text()
+    stderr, err_cut = err.text()
+    rc = proc.returncode
+    if use_ns and rc is not None and 128 < rc < 128 + 65:
+        rc = -(rc - 128)  # the namespace's init (sh) reports the program's death by signal N as 128 + N
+    status, reason = _classify(rc, killed_for, stderr, limits)
+    got, skipped = _collect(scratch, inputs, limits, uid)
+    return ExecResult(status, rc, stdout, stderr, out_cut, err_cut, got, wall, reason, use_ns, skipped)
+
+
+def _classify(rc, killed_for, stderr: str, limits: Limits) -> tuple[str, str]:
+    if killed_for == TIMEOUT:
+        return TIMEOUT, f"killed after {limits.wall_s:g} s wall clock"
+    if killed_for == OUTPUT_LIMIT:
+        return OUTPUT_LIMIT, f"killed: more than {limits.max_output_bytes} bytes of output"
+    if rc == 0:
+        return OK, ""
+    if rc is not None and rc < 0:
+        sig = -rc
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+        if sig == signal.SIGXCPU:
+            return TIMEOUT, f"CPU time limit of {limits.cpu_s:g} s exceeded ({name})"
+        if sig == signal.SIGXFSZ:
+            return ERROR, f"file size limit of {limits.file_size_mb} MB exceeded ({name})"
+        return KILLED, f"ended by signal {name}"
+    if _memory_text(stderr):
+        return MEMORY, f"out of memory under the {limits.memory_mb} MB limit: {_last_line(stderr)}"
+    last = _last_line(stderr)
+    if "Resource temporarily unavailable" in last and ("fork" in stderr or "BlockingIOError" in last):
+        return ERROR, f"process limit of {limits.max_processes} reached: {last}"
+    return ERROR, f"exit code {rc}" + (f": {last}" if last else "")
+
+
+def _collect(scratch: str, inputs: dict, limits: Limits, uid) -> tuple[dict[str, bytes], tuple[str, ...]]:
+    """New regular files in the scratch folder (never following links), within the caps."""
+    got: dict[str, bytes] = {}
+    skipped: list[str] = []
+    budget = int(limits.max_returned_mb * (1 << 20))
+    for dirpath, dirnames, filenames in os.walk(scratch, followlinks=False):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            full = os.path.join(dirpath, fn)
+            rel = os.path.relpath(full, scratch)
+            try:
+                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue  # a symlink, fifo without writer, ...: not returned
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or (uid is not None and st.st_uid != uid):
+                    continue  # a device, or a hard link to someone else's file
+                if rel in inputs and inputs[rel] == (st.st_size, st.st_mtime_ns):
+                    continue  # an input, unchanged
+                if len(got) >= limits.max_returned_files or st.st_size > budget:
+                    skipped.append(rel)
+                    continue
+                data = b""
+                with os.fdopen(os.dup(fd), "rb") as f:
+                    data = f.read(budget + 1)
+                if len(data) > budget:
+                    skipped.append(rel)
+                    continue
+                budget -= len(data)
+                got[rel] = data
+            finally:
+                os.close(fd)
+    return got, tuple(skipped)
