@@ -170,7 +170,7 @@ class FakeJudgeServer:
         with self._lock:
             self.calls += 1
             self.requests.append(request)
-            self.request_headers.append(dict(h.headers.items()))
+            self.request_headers.append(h.headers)  # case-insensitive, as HTTP header names are
         try:
             reply = self.handler(request)
         except Exception:  # noqa: BLE001 - report to the test, answer 500 like a broken server

@@ -1,8 +1,8 @@
 """One client for every LLM judge of this package (DoD and GRADE share it).
 
-Speaks the OpenAI chat-completions protocol (``POST {base_url}/chat/completions``) with the
-standard library only, so any OpenAI-compatible endpoint works: a local vLLM server (any dummy
-API key), OpenAI, Gemini's OpenAI endpoint, OpenRouter...
+Speaks the OpenAI chat-completions protocol (``POST {base_url}/chat/completions``) through the
+``openai`` package (installed with lmms-eval), so any OpenAI-compatible endpoint works: a local
+vLLM server (any dummy API key), OpenAI, Gemini's OpenAI endpoint, OpenRouter...
 
 Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 
@@ -20,8 +20,12 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 Behaviour:
 
 * Thread-safe: ``process_results`` runs in several threads; one client may be shared.
-* Transport failures (timeouts, refused connections, HTTP 429 and 5xx) are retried with
-  exponential backoff, honouring ``Retry-After``; other HTTP errors (400, 401, 404) fail at once.
+* Transport: the ``openai`` client sends the request (base URL, timeout, bearer key) and decides
+  what to retry (timeouts, refused connections, HTTP 408/409/429 and 5xx; other errors such as
+  400, 401, 404 fail at once), up to ``max_attempts`` requests. This client only chooses how long
+  to wait before a retry: the server's ``Retry-After`` (``retry-after-ms``) capped at
+  :data:`RETRY_AFTER_CAP_S` (30 s), else exponential backoff with jitter. A server that asks for
+  more than two minutes is not retried at all (the ``openai`` rule): the call fails at once.
 * ``parse(text)`` turns the reply into a value; a ``ValueError`` from it means "this answer is
   unusable, ask again" (up to ``attempts`` answers).
 * A persistent cache, one JSON file per key = sha256(judge model, prompt version, messages),
@@ -36,19 +40,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import http.client
 import io
 import json
 import logging
 import os
 import random
 import re
-import socket
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -64,8 +64,10 @@ ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
 ENV_EXTRA_BODY = "LMMS_PLUGINS_JUDGE_EXTRA_BODY"
 
 _CACHE_OFF = {"off", "none", "0", "false", "no", ""}
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-_MAX_RETRY_AFTER_S = 300.0  # a server asking for more is treated as this (we still retry)
+_RETRY_STATUS = {408, 409, 429}  # and every 5xx: the statuses the openai client retries
+#: Longest wait a server's Retry-After can impose between two attempts (a longer one is cut to
+#: this; one over two minutes is not retried at all, the openai client's rule).
+RETRY_AFTER_CAP_S = 30.0
 
 
 class JudgeError(RuntimeError):
@@ -142,14 +144,6 @@ class JudgeResult:
     calls: int  # HTTP requests this result cost (0 when cached)
 
 
-class _Retryable(Exception):
-    """A transport failure worth retrying; ``wait`` is the server's Retry-After, if any."""
-
-    def __init__(self, message: str, wait: float | None = None):
-        super().__init__(message)
-        self.wait = wait
-
-
 def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, Any]]) -> str:
     blob = json.dumps(
         {"model": model, "prompt_version": prompt_version, "messages": messages},
@@ -160,18 +154,41 @@ def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, A
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
+def _retry_after_seconds(headers: Any) -> float | None:
+    """The server's requested wait in seconds (``retry-after-ms``, else ``retry-after``: seconds
+    or an HTTP date), or None when it names none."""
+    if headers is None:
         return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:  # HTTP-date form
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
+    if isinstance(headers, dict):  # httpx headers are case-insensitive; a plain dict is not
+        headers = {str(k).lower(): v for k, v in headers.items()}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if not value:
+            continue
+        value = value.strip()
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            if scale != 1.0:
+                continue
+            try:  # HTTP-date form
+                seconds = parsedate_to_datetime(value).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                continue
+        if seconds == seconds:  # not NaN
+            return max(0.0, seconds)
+    return None
+
+
+def retry_delay(config: "JudgeConfig", retries_taken: int, headers: Any = None) -> float:
+    """Seconds to wait before retry number ``retries_taken + 1``: the server's Retry-After capped at
+    :data:`RETRY_AFTER_CAP_S`, else ``backoff_s`` doubling per retry (at most ``max_backoff_s``)
+    with +-50 % jitter, so ranks hitting one server spread out."""
+    server = _retry_after_seconds(headers)
+    if server is not None:
+        return min(server, RETRY_AFTER_CAP_S)
+    wait = min(config.max_backoff_s, config.backoff_s * 2 ** min(retries_taken, 30))
+    return wait * (0.5 + random.random())
 
 
 def _reply_text(body: Any) -> str:
@@ -187,12 +204,64 @@ def _reply_text(body: Any) -> str:
     return content
 
 
+class _Unusable(ValueError):
+    """The endpoint answered, but with no usable message (counts as a rejected answer)."""
+
+    def __init__(self, message: str, calls: int):
+        super().__init__(message)
+        self.calls = calls
+
+
+def _openai_client(config: "JudgeConfig", before_retry: Callable[[int, Any], None]):
+    """An ``openai.OpenAI`` client whose waits between retries are this package's (see retry_delay).
+
+    The openai client retries by itself; the one thing changed is how long it sleeps, through its
+    ``_sleep_for_retry`` hook (openai >= 1.x; if a later openai renames it, its own waits apply,
+    which it caps at two minutes).
+    """
+    import openai
+
+    class _JudgeOpenAI(openai.OpenAI):
+        def _sleep_for_retry(self, *args: Any, retries_taken: int = 0, response: Any = None, **kwargs: Any) -> None:
+            before_retry(retries_taken, getattr(response, "headers", None))
+
+    return _JudgeOpenAI(
+        base_url=config.base_url,
+        api_key=config.api_key or "EMPTY",
+        timeout=config.timeout_s,
+        max_retries=max(0, config.max_attempts - 1),
+    )
+
+
+def _transport_error(url: str, exc: Exception, calls: int, timeout_s: float) -> str:
+    """One line saying what the endpoint did, for JudgeError (and so for the sample's reason)."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        try:
+            body = exc.response.text[:300]
+        except Exception:  # noqa: BLE001 - a streamed or closed body: the message is enough
+            body = str(exc)[:300]
+        if status in _RETRY_STATUS or status >= 500:
+            wait = _retry_after_seconds(exc.response.headers)
+            note = f" (the server asked to wait {wait:.0f}s: not retried)" if calls == 1 and wait and wait > RETRY_AFTER_CAP_S else ""
+            return f"judge endpoint {url} failed {calls} time(s); last error: HTTP {status}: {body}{note}"
+        return f"judge endpoint {url} answered HTTP {status} (not retried): {body}"
+    if isinstance(exc, openai.APITimeoutError):
+        return f"judge endpoint {url} failed {calls} time(s); last error: timeout after {timeout_s}s"
+    cause = exc.__cause__ or exc
+    return f"judge endpoint {url} failed {calls} time(s); last error: connection error: {type(cause).__name__}: {cause}"
+
+
 class JudgeClient:
     def __init__(self, config: JudgeConfig, *, sleep: Callable[[float], None] = time.sleep):
         self.config = config
         self._sleep = sleep  # injectable so tests can check backoff without waiting
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
+        self._tls = threading.local()  # retries of the request in flight in this thread
+        self._openai = None
         self.http_calls = 0  # total HTTP requests made by this client (all threads)
         self.cache_hits = 0
 
@@ -247,7 +316,13 @@ class JudgeClient:
             last_problem = ""
             asked = messages
             for answer_no in range(1, max(1, attempts) + 1):
-                text, n = self._post(asked, temperature=temperature, max_tokens=max_tokens)
+                try:
+                    text, n = self._post(asked, temperature=temperature, max_tokens=max_tokens)
+                except _Unusable as exc:
+                    calls += exc.calls
+                    last_problem = f"{exc}"
+                    log.info("judge answer %d/%d unusable: %s", answer_no, attempts, exc)
+                    continue
                 calls += n
                 try:
                     value = parse(text) if parse is not None else text
@@ -269,57 +344,52 @@ class JudgeClient:
             )
 
     # ---------------------------------------------------------------- HTTP
-    def _post(self, messages: list, *, temperature: float, max_tokens: int | None) -> tuple[str, int]:
-        cfg = self.config
-        payload: dict[str, Any] = {"model": cfg.model, "messages": messages, "temperature": temperature}
-        if max_tokens is not None:
-            payload["max_tokens"] = max_tokens
-        payload.update(cfg.extra_body or {})
-        data = json.dumps(payload).encode("utf-8")
-        url = cfg.base_url.rstrip("/") + "/chat/completions"
-        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {cfg.api_key}"}
-        tries = max(1, cfg.max_attempts)
-        last = ""
-        for try_no in range(1, tries + 1):
-            with self._lock:
-                self.http_calls += 1
-            try:
-                return self._post_once(url, data, headers), try_no
-            except _Retryable as exc:
-                last = str(exc)
-                if try_no == tries:
-                    break
-                wait = exc.wait
-                if wait is None:
-                    wait = min(cfg.max_backoff_s, cfg.backoff_s * 2 ** (try_no - 1))
-                    wait *= 0.5 + random.random()  # jitter: ranks hitting one server spread out
-                else:
-                    wait = min(wait, _MAX_RETRY_AFTER_S)
-                log.warning("judge request failed (%s); retry %d/%d in %.1fs", last, try_no, tries - 1, wait)
-                self._sleep(wait)
-        raise JudgeError(f"judge endpoint {url} failed {tries} time(s); last error: {last}")
+    def _transport(self):
+        """The process's ``openai`` client for this configuration (built on first use: heavy import)."""
+        with self._lock:
+            if self._openai is None:
+                self._openai = _openai_client(self.config, self._before_retry)
+            return self._openai
 
-    def _post_once(self, url: str, data: bytes, headers: dict) -> str:
-        req = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    def _before_retry(self, retries_taken: int, headers: Any) -> None:
+        """Called by the openai client before each retry, in the requesting thread."""
+        wait = retry_delay(self.config, retries_taken, headers)
+        self._tls.retries = getattr(self._tls, "retries", 0) + 1
+        log.warning("judge request failed; retry %d/%d in %.1fs", retries_taken + 1, self.config.max_attempts - 1, wait)
+        self._sleep(wait)
+
+    def _post(self, messages: list, *, temperature: float, max_tokens: int | None) -> tuple[str, int]:
+        """(reply text, HTTP requests made). Raises JudgeError when the transport gave up, and
+        _Unusable (a ValueError) when the server answered 200 with no usable message."""
+        import openai
+
+        cfg = self.config
+        url = cfg.base_url.rstrip("/") + "/chat/completions"
+        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages, "temperature": temperature}
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
+        if cfg.extra_body:
+            kwargs["extra_body"] = dict(cfg.extra_body)
+        self._tls.retries = 0
         try:
-            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            body = exc.read()[:300].decode("utf-8", "replace") if exc.fp is not None else ""
-            if exc.code in _RETRY_STATUS or exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code}: {body}", _retry_after_seconds(exc.headers.get("Retry-After"))) from None
-            raise JudgeError(f"judge endpoint {url} answered HTTP {exc.code} (not retried): {body}") from None
-        except (TimeoutError, socket.timeout) as exc:
-            raise _Retryable(f"timeout after {self.config.timeout_s}s ({exc})") from None
-        except urllib.error.URLError as exc:
-            raise _Retryable(f"connection error: {exc.reason}") from None
-        except (ConnectionError, OSError, http.client.HTTPException) as exc:  # reset or truncated mid-read
-            raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from None
+            raw = self._transport().chat.completions.with_raw_response.create(**kwargs)
+            problem = None
+        except openai.APIStatusError as exc:
+            problem = exc
+        except openai.APITimeoutError as exc:
+            problem = exc
+        except openai.APIConnectionError as exc:
+            problem = exc
+        finally:
+            calls = self._tls.retries + 1
+            with self._lock:
+                self.http_calls += calls
+        if problem is not None:
+            raise JudgeError(_transport_error(url, problem, calls, cfg.timeout_s)) from None
         try:
-            body = json.loads(raw)
-            return _reply_text(body)
-        except ValueError as exc:  # a proxy's HTML page, a truncated body: transient
-            raise _Retryable(f"malformed response: {exc}") from None
+            return _reply_text(json.loads(raw.text)), calls
+        except ValueError as exc:  # a proxy's HTML page, a truncated body: ask again
+            raise _Unusable(f"malformed response: {exc}", calls) from None
 
     # ---------------------------------------------------------------- cache
     def _key_lock(self, key: str) -> threading.Lock:
