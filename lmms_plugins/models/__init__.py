@@ -13,6 +13,7 @@ MODELS = {
     "replay": "lmms_plugins.models.replay.Replay",
     # program baselines
     "cwi_solver": "lmms_plugins.models.cwi_solver.CwiSolver",
+    "cwi_coder": "lmms_plugins.models.cwi_coder.CwiCoder",  # writes CwI analysis code for the cwi_code tasks
     "maze_solver": "lmms_plugins.models.maze_solver.MazeSolver",
     "abacus_synthetic_editor": "lmms_plugins.models.abacus_editor.SyntheticEditor",
     # image editors behind an OpenAI-compatible Images API (POST /images/edits)
