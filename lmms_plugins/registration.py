@@ -226,6 +226,13 @@ def _with_content_cache(dataset_kwargs, root: str, bench: str) -> dict:
     return kwargs
 
 
+def _unwrap_retry(exc: BaseException) -> BaseException:
+    """The error inside tenacity's ``RetryError`` (lmms-eval's retried download), else ``exc``."""
+    attempt = getattr(exc, "last_attempt", None)
+    inner = attempt.exception() if attempt is not None and hasattr(attempt, "exception") else None
+    return inner if isinstance(inner, BaseException) else exc
+
+
 def _patch_dataset_download(module) -> None:
     """Load a task's data from a local root when its YAML asks for it and one is configured.
 
@@ -247,12 +254,18 @@ def _patch_dataset_download(module) -> None:
         from lmms_plugins.utils.data_roots import MissingDataError, how_to_provide, local_dataset_path
 
         local = local_dataset_path(bench)
+        load = original
         if local is not None:
             self.DATASET_PATH = local
             dataset_kwargs = _with_content_cache(dataset_kwargs, local, bench)
+            # lmms-eval retries a download 5 times, 2 s apart: pointless for a local folder
+            load = getattr(original, "__wrapped__", original)
         try:
-            return original(self, dataset_kwargs)
+            return load(self, dataset_kwargs)
         except Exception as exc:  # say which variable to set, not only what `datasets` says
+            exc = _unwrap_retry(exc)
+            if isinstance(exc, MissingDataError):  # already names what is missing and the fix
+                raise exc from None
             where = f"the local copy {local}" if local else f"the hub dataset {self.DATASET_PATH}"
             raise MissingDataError(
                 f"{bench}: could not load {where} (config {getattr(self, 'DATASET_NAME', None)}): "

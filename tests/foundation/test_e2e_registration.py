@@ -105,3 +105,20 @@ def test_missing_data_names_the_variable(tmp_path, run_lmms_eval):
     with pytest.raises(AssertionError) as err:
         run_lmms_eval("cwi_alignment", "replay", f"outputs={outputs}", out_dir=tmp_path / "out")
     assert "MissingDataError" in str(err.value) and "LMMS_PLUGINS_CWI_ROOT=<folder>" in str(err.value)
+
+
+def test_a_wrong_local_copy_ends_with_the_reason_and_the_fix_not_a_retry_wrapper(tmp_path, run_lmms_eval, monkeypatch):
+    # a DoD copy without its labels file: the CLI's last error line names the file and the variable
+    from lmms_plugins.cli import main as plugins_cli
+
+    root = tmp_path / "dod"
+    assert plugins_cli(["make-data", "dod-maze", "--pairs", "1", "--out", str(root)]) == 0
+    (root / "ground_truth_criteria.jsonl").unlink()
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text('{"key": "x", "text": ""}\n')
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
+    with pytest.raises(AssertionError) as err:
+        run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "out")
+    last = str(err.value).rsplit("Error during evaluation", 1)[-1]  # the final message, to the end
+    assert "ground_truth_criteria.jsonl not found" in last and "LMMS_PLUGINS_DOD_ROOT" in last
+    assert "RetryError" not in last
