@@ -329,11 +329,35 @@ def _uid_sweep(uid: int) -> None:
         pass
 
 
-def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int]) -> None:
-    """Kill the execution: its namespace's init (ends the PID namespace), its process group,
-    descendants seen, and (as root) every process of its uid."""
-    pids = _descendants(proc.pid) + tree
-    for pid in pids:
+def _procs_of_uid(uid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int], use_ns: bool) -> None:
+    """Kill the execution and everything it started; return when they are gone.
+
+    With a PID namespace, killing its init (the child of ``unshare``) makes the kernel kill
+    every process in it, and ``unshare`` exits only once they are all reaped. Otherwise: the
+    process group, the descendants seen while it ran, and (as root) every process of its uid."""
+    if use_ns:
+        for pid in _children(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+    for pid in _descendants(proc.pid) + tree:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -343,7 +367,13 @@ def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int]) -> None:
     except OSError:
         pass
     if uid is not None:
-        _uid_sweep(uid)
+        end = time.monotonic() + 5
+        while True:
+            left = _procs_of_uid(uid)
+            if not left or time.monotonic() > end:
+                break
+            _uid_sweep(uid)
+            time.sleep(0.02)  # killed processes need a moment to be reaped
 
 
 def _memory_text(stderr_tail: str) -> bool:
@@ -482,14 +512,14 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
                 if pidfd is not None:
                     sel.unregister(pidfd)
                 # the program ended: nothing it started may outlive it
-                _kill_all(proc, uid, tree)
+                _kill_all(proc, uid, tree, use_ns)
                 deadline = min(deadline, now + 2.0)  # drain what is left in the pipes
             if not open_fds and exited:
                 break
             if now >= deadline:
                 if not exited:
                     killed_for = killed_for or TIMEOUT
-                    _kill_all(proc, uid, tree)
+                    _kill_all(proc, uid, tree, use_ns)
                     proc.wait()
                     exited = True
                 break
@@ -513,11 +543,11 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
                 streams[fd].add(chunk)
                 if streams[fd].total > limits.max_output_bytes and killed_for is None:
                     killed_for = OUTPUT_LIMIT
-                    _kill_all(proc, uid, tree)
+                    _kill_all(proc, uid, tree, use_ns)
                     deadline = min(deadline, time.monotonic() + 2.0)
     finally:
         if proc.poll() is None:
-            _kill_all(proc, uid, tree)
+            _kill_all(proc, uid, tree, use_ns)
         proc.wait()
         sel.close()
         if pidfd is not None:

@@ -1,0 +1,327 @@
+"""The code sandbox (utils/sandbox.py) on real hostile programs: every one is contained and gets a
+specific status. Assertions that need a confinement the machine lacks (namespaces, running as
+root) are skipped with the reason, never faked."""
+
+from __future__ import annotations
+
+import io
+import os
+import resource
+import signal
+import socket
+import tempfile
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from lmms_plugins.utils import sandbox
+from lmms_plugins.utils.sandbox import Limits, run_python
+
+CAPS = sandbox.capabilities()
+needs_ns = pytest.mark.skipif(not CAPS["network_namespace"], reason=f"no namespaces here: {CAPS['why_not_namespaces']}")
+needs_uid = pytest.mark.skipif(not CAPS["unique_uid"], reason="not root: executions share the evaluator's uid")
+SHORT = Limits(wall_s=3.0, cpu_s=10.0)
+
+
+def _procs_of_uid(uid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def _uid_from(stdout: str) -> int:
+    return int(stdout.split("UID=")[1].split()[0])
+
+
+@pytest.fixture
+def own_tmp(tmp_path, monkeypatch):
+    """Scratch folders go under tmp_path, so the test can see that they are removed."""
+    base = tmp_path / "base"
+    base.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    return base
+
+
+# --- normal programs ---------------------------------------------------------------------------
+
+
+def test_prints_files_exit_codes_and_scratch_removed(own_tmp):
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 6), (10, 200, 30)).save(buf, "PNG")
+    code = (
+        "from PIL import Image\n"
+        "import numpy as np, os\n"
+        "a = np.asarray(Image.open('img.png'))\n"
+        "print('shape', a.shape, 'green', int(a[..., 1].mean()))\n"
+        "print('cwd files', sorted(os.listdir('.')))\n"
+        "Image.fromarray(255 - a).save('inverted.png')\n"
+        "os.makedirs('sub', exist_ok=True); open('sub/note.txt', 'w').write('hello')\n"
+        "print(open('data/table.csv').read())\n"
+    )
+    r = run_python(code, {"img.png": buf.getvalue(), "data/table.csv": b"a,b\n1,2"}, SHORT)
+    assert r.status == "ok", r
+    assert r.exit_code == 0 and r.reason == ""
+    assert "shape (6, 8, 3) green 200" in r.stdout
+    assert "cwd files ['data', 'img.png']" in r.stdout
+    assert "a,b\n1,2" in r.stdout
+    assert set(r.files) == {"inverted.png", os.path.join("sub", "note.txt")}  # inputs are not returned
+    inv = Image.open(io.BytesIO(r.files["inverted.png"]))
+    assert inv.size == (8, 6) and inv.getpixel((0, 0)) == (245, 55, 225)
+    assert r.files[os.path.join("sub", "note.txt")] == b"hello"
+    assert r.network_isolated == CAPS["network_namespace"]
+    assert os.listdir(own_tmp) == []  # the scratch folder is gone
+
+
+def test_input_given_as_a_path(tmp_path):
+    src = tmp_path / "in.bin"
+    src.write_bytes(b"\x00\x01payload")
+    r = run_python("print(open('copy.bin','rb').read()[2:].decode())", {"copy.bin": src}, SHORT)
+    assert r.status == "ok" and r.stdout == "payload\n"
+
+
+def test_exit_code_and_exception():
+    r = run_python("import sys\nprint('before')\nsys.exit(3)", {}, SHORT)
+    assert (r.status, r.exit_code, r.stdout) == ("error", 3, "before\n")
+    assert r.reason == "exit code 3"
+    r = run_python("x = 1\ny = {}['missing']\n", {}, SHORT)
+    assert r.status == "error" and r.exit_code == 1
+    assert 'File "main.py", line 2' in r.stderr and "y = {}['missing']" in r.stderr
+    assert "KeyError: 'missing'" in r.stderr and "KeyError" in r.reason
+    assert "<string>" not in r.stderr  # the sandbox's own frame is not shown
+
+
+def test_output_is_truncated_with_a_note():
+    code = "print('A' * 5000 + 'MIDDLE' + 'Z' * 5000)\nimport sys; sys.stderr.write('e' * 3000 + 'LAST ERROR')"
+    r = run_python(code, {}, Limits(wall_s=5, max_output_chars=1000))
+    assert r.status == "ok" and r.stdout_truncated and r.stderr_truncated
+    assert r.stdout.startswith("A" * 600) and r.stdout.rstrip().endswith("Z" * 300)
+    assert "MIDDLE" not in r.stdout
+    assert "output truncated: " in r.stdout and " of 10007 not shown" in r.stdout
+    assert len(r.stdout) < 1200 and r.stderr.endswith("LAST ERROR")
+
+
+def test_bad_input_names_are_sandbox_errors(tmp_path):
+    for name in ("../escape.png", "/etc/x.png", ""):
+        r = run_python("print(1)", {name: b"x"}, SHORT)
+        assert r.status == "sandbox_error" and "must be a relative path" in r.reason, name
+    r = run_python("print(1)", {"a.png": tmp_path / "does_not_exist.png"}, SHORT)
+    assert r.status == "sandbox_error" and "does_not_exist.png" in r.reason
+
+
+def test_parallel_executions_are_independent():
+    code = "import time, os\ntime.sleep(0.3)\nprint(open('id.txt').read(), sorted(os.listdir('.')))"
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda i: run_python(code, {"id.txt": f"item{i}".encode()}, SHORT), range(6)))
+    for i, r in enumerate(results):
+        assert r.status == "ok", r
+        assert r.stdout == f"item{i} ['id.txt']\n"
+
+
+# --- hostile programs --------------------------------------------------------------------------
+
+
+def test_infinite_loop_times_out():
+    r = run_python("while True:\n    pass", {}, Limits(wall_s=1.5, cpu_s=30))
+    assert r.status == "timeout" and r.reason == "killed after 1.5 s wall clock"
+    assert r.wall_s >= 1.5
+
+
+def test_cpu_limit_is_a_timeout():
+    r = run_python("while True:\n    pass", {}, Limits(wall_s=20, cpu_s=1))
+    assert r.status == "timeout" and "CPU time limit of 1 s" in r.reason
+
+
+def test_closed_stdout_and_never_exits_times_out():
+    r = run_python("import os, time\nprint('bye', flush=True)\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.05)",
+                   {}, Limits(wall_s=1.5))
+    assert r.status == "timeout" and r.stdout == "bye\n"
+
+
+def test_fork_bomb_is_contained():
+    code = (
+        "import os\nprint('UID=%d' % os.getuid(), flush=True)\n"
+        "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    )
+    r = run_python(code, {}, Limits(wall_s=3, max_processes=32))
+    assert r.status == "timeout", r
+    if CAPS["unique_uid"]:
+        assert _procs_of_uid(_uid_from(r.stdout)) == []  # every forked process is gone
+    assert os.fork is not None  # the evaluator is still here and can run the next test
+
+
+def test_fork_bomb_that_gives_up_is_an_error_naming_the_process_limit():
+    r = run_python("import os\nwhile True:\n    os.fork()", {}, Limits(wall_s=5, max_processes=16))
+    assert r.status in ("error", "timeout"), r
+    if r.status == "error":
+        assert "process limit of 16" in r.reason or "BlockingIOError" in r.stderr
+
+
+def test_memory_bomb():
+    r = run_python("chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 2**20))", {}, Limits(wall_s=10, memory_mb=512))
+    assert r.status == "memory" and "512 MB" in r.reason and "MemoryError" in r.stderr
+
+
+def test_numpy_memory_bomb():
+    r = run_python("import numpy as np\na = np.ones((100000, 100000))", {}, Limits(wall_s=10, memory_mb=1024))
+    assert r.status == "memory", r
+
+
+def test_one_gigabyte_of_stdout_is_cut_and_memory_stays_bounded():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code = "import sys\nblock = 'x' * 2**20\nfor _ in range(1024):\n    sys.stdout.write(block)"
+    r = run_python(code, {}, Limits(wall_s=20, max_output_bytes=4_000_000))
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert r.status == "output_limit" and "4000000 bytes" in r.reason
+    assert r.stdout_truncated and len(r.stdout) < 8200
+    assert (after - before) < 100 * 1024  # KiB: the 1 GB never reached this process
+
+
+def test_file_size_limit():
+    r = run_python("open('big.bin', 'wb').write(b'0' * (3 * 2**20))", {}, Limits(wall_s=5, file_size_mb=1))
+    assert r.status == "error" and "File too large" in r.stderr
+    assert "big.bin" not in r.files or len(r.files["big.bin"]) <= 2**20
+
+
+def test_environment_secret_does_not_leak(monkeypatch):
+    monkeypatch.setenv("LMMS_TEST_API_KEY", "sk-very-secret-4711")
+    code = (
+        "import os, glob\n"
+        "print(sorted(os.environ))\n"
+        "found = [k for k, v in os.environ.items() if 'sk-very-secret' in v]\n"
+        "for p in glob.glob('/proc/*/environ'):\n"
+        "    try:\n        found += [p] if b'sk-very-secret' in open(p, 'rb').read() else []\n"
+        "    except OSError:\n        pass\n"
+        "print('FOUND', found)\n"
+    )
+    r = run_python(code, {}, SHORT)
+    assert r.status == "ok", r
+    assert "FOUND []" in r.stdout and "LMMS_TEST_API_KEY" not in r.stdout
+    assert "HOME" in r.stdout and "PATH" in r.stdout
+
+
+def test_stdin_is_closed():
+    r = run_python("import sys\nprint(repr(sys.stdin.read()))", {}, SHORT)
+    assert r.status == "ok" and r.stdout == "''\n"
+
+
+@needs_ns
+def test_writing_outside_the_scratch_folder_does_not_reach_the_host(tmp_path):
+    marker = f"/tmp/lmms_sandbox_escape_{uuid.uuid4().hex}"
+    target_dir = tmp_path / "host_dir"
+    target_dir.mkdir()
+    code = (
+        f"open({marker!r}, 'w').write('escaped')\n"
+        "print('tmp write ok')\n"
+        "for p in (" + repr(str(target_dir / "x.txt")) + ", '/etc/lmms_x', '/root/lmms_x', '/usr/lmms_x'):\n"
+        "    try:\n        open(p, 'w').write('x'); print('WROTE', p)\n"
+        "    except OSError as e:\n        print('refused', p, type(e).__name__)\n"
+    )
+    r = run_python(code, {}, SHORT)
+    assert r.status == "ok", r
+    assert "tmp write ok" in r.stdout and "WROTE" not in r.stdout
+    assert not os.path.exists(marker)  # the /tmp it wrote was a private tmpfs
+    assert os.listdir(target_dir) == [] and not os.path.exists("/etc/lmms_x")
+
+
+@needs_uid
+def test_code_never_runs_as_root():
+    r = run_python("import os\nprint(os.getuid(), os.geteuid())\nos.setuid(0)", {}, SHORT)
+    uid, euid = map(int, r.stdout.split())
+    assert uid != 0 and euid != 0
+    assert r.status == "error" and "PermissionError" in r.stderr
+
+
+@needs_ns
+def test_tcp_to_a_loopback_listener_gets_nowhere():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(5)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    got = []
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                got.append(conn.recv(100))
+                conn.close()
+            except OSError:
+                pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    code = (
+        "import socket\n"
+        f"try:\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=2); s.sendall(b'leak'); print('CONNECTED')\n"
+        "except OSError as e:\n    print('refused', type(e).__name__, e)\n"
+    )
+    try:
+        r = run_python(code, {}, SHORT)
+    finally:
+        stop.set()
+        t.join(2)
+        server.close()
+    assert r.status == "ok" and r.stdout.startswith("refused") and r.network_isolated
+    assert got == []  # the listener never saw a connection
+
+
+def test_killing_the_parent_leaves_the_evaluator_alive():
+    me = os.getpid()
+    code = (
+        "import os, signal\n"
+        f"for pid in (os.getppid(), {me}):\n"
+        "    try:\n        os.kill(pid, signal.SIGKILL); print('sent', pid)\n"
+        "    except OSError as e:\n        print('could not kill', pid, type(e).__name__)\n"
+        "print('still here')\n"
+    )
+    r = run_python(code, {}, SHORT)
+    if not CAPS["unique_uid"] and not CAPS["pid_namespace"]:
+        pytest.skip("same uid and no PID namespace: the code could signal the evaluator (documented)")
+    assert r.status == "ok" and "still here" in r.stdout, r
+    os.kill(me, 0)  # this process is alive
+    r2 = run_python("print('next')", {}, SHORT)
+    assert r2.status == "ok" and r2.stdout == "next\n"
+
+
+def _escape_code(main_waits: bool) -> str:
+    return (
+        "import os, sys, time\n"
+        "print('UID=%d' % os.getuid(), flush=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(600)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.5)\n"
+        + ("time.sleep(600)\n" if main_waits else "print('main done')\n")
+    )
+
+
+@needs_uid
+@pytest.mark.parametrize("main_waits", [True, False], ids=["killed_at_timeout", "killed_when_main_exits"])
+def test_setsid_escape_is_killed(main_waits):
+    r = run_python(_escape_code(main_waits), {}, Limits(wall_s=2.5))
+    assert r.status == ("timeout" if main_waits else "ok"), r
+    uid = _uid_from(r.stdout)
+    assert _procs_of_uid(uid) == []  # the escaped grandchild is gone too
+
+
+def test_capabilities_describe_this_machine():
+    caps = sandbox.capabilities()
+    assert caps["backend"] in ("namespaces", "plain")
+    assert caps["network_namespace"] == caps["pid_namespace"] == caps["mount_namespace"] == (caps["backend"] == "namespaces")
+    assert set(caps["rlimits"]) >= {"cpu", "as", "fsize", "nproc", "nofile"}
+    if caps["backend"] == "plain":
+        assert caps["why_not_namespaces"]
