@@ -1,4 +1,6 @@
-"""Write the CwI task YAMLs: one leaf per task (its rule) and the five groups.
+"""Write the CwI task YAMLs: one leaf per task (its rule) and the five groups, for both
+settings: ``cwi_<task>`` (one reply, answer only) and ``cwi_code_<task>`` (the model's code is run
+between rounds; template ``_code_template_yaml``). Both read the same data and the same rule.
 
 The leaves are generated so that the 30 of them cannot drift apart; each one is still plain
 data that can be edited by hand (a test checks that running this script changes nothing, so
@@ -160,12 +162,36 @@ def _flow(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def leaf(task: str) -> str:
+CODE_GROUP_AGG = GROUP_AGG.replace("metadata:", """  # the loop's counts, per item
+  - metric: rounds_used
+    aggregation: mean
+    weight_by_size: true
+  - metric: executions
+    aggregation: mean
+    weight_by_size: true
+  - metric: execution_errors
+    aggregation: mean
+    weight_by_size: true
+  - metric: timeouts
+    aggregation: mean
+    weight_by_size: true
+  - metric: answered_without_code
+    aggregation: mean
+    weight_by_size: true
+metadata:""")
+
+
+def code_task_name(task: str) -> str:
+    """lmms-eval task name of a CwI task with code execution (``alignment`` -> ``cwi_code_alignment``)."""
+    return f"cwi_code_{task}"
+
+
+def leaf(task: str, code: bool = False) -> str:
     rule = RULES[task]
     lines = [
         HEADER.rstrip("\n"),
-        f"task: {task_name(task)}",
-        "include: _default_template_yaml",
+        f"task: {code_task_name(task) if code else task_name(task)}",
+        f"include: {'_code_template_yaml' if code else '_default_template_yaml'}",
         f"dataset_name: {task}",
         "metadata:",
         "  version: 1.0",
@@ -176,9 +202,9 @@ def leaf(task: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def group(name: str, tasks, alias: str) -> str:
-    body = "\n".join(f"  - {task_name(t)}" for t in tasks)
-    return f"{HEADER}group: {name}\ngroup_alias: {alias}\ntask:\n{body}\n{GROUP_AGG}"
+def group(name: str, tasks, alias: str, code: bool = False) -> str:
+    body = "\n".join(f"  - {code_task_name(t) if code else task_name(t)}" for t in tasks)
+    return f"{HEADER}group: {name}\ngroup_alias: {alias}\ntask:\n{body}\n{CODE_GROUP_AGG if code else GROUP_AGG}"
 
 
 def files() -> dict[str, str]:
@@ -189,6 +215,10 @@ def files() -> dict[str, str]:
     out["cwi.yaml"] = group("cwi", TASKS, "CwI-Bench (all 30 tasks)")
     for fam, tasks in FAMILIES.items():
         out[f"cwi_{fam}.yaml"] = group(f"cwi_{fam}", tasks, f"CwI-Bench {fam}")
+    out.update({f"{code_task_name(t)}.yaml": leaf(t, code=True) for t in TASKS})
+    out["cwi_code.yaml"] = group("cwi_code", TASKS, "CwI-Bench with code execution (all 30 tasks)", code=True)
+    for fam, tasks in FAMILIES.items():
+        out[f"cwi_code_{fam}.yaml"] = group(f"cwi_code_{fam}", tasks, f"CwI-Bench {fam}, with code execution", code=True)
     return out
 
 

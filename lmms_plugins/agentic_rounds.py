@@ -1,0 +1,277 @@
+"""Batched rounds for this package's multi-round tasks (``output_type: generate_until_agentic``).
+
+lmms-eval 0.7.3's ``_run_generate_until_agentic`` (evaluator.py) runs one request at a time,
+round after round: with an API model, 3,000 items x 3 rounds are 9,000 sequential calls. This
+runner keeps lmms-eval's per-request logic (the same single-request ``Instance`` per round, the same
+handling of ``doc_to_text``'s 5-tuple, the same final response and ``full`` trace), but steps all
+requests together: round k of every unfinished request goes to the model as one list
+(``lm.generate_until(list)``, which API wrappers serve with their own concurrency), and the
+``doc_to_text`` calls of one round (where the model's code is executed) run in a thread pool.
+
+Only requests whose ``doc_to_text`` carries ``lmms_plugins_batched_rounds = True`` are batched;
+every other agentic request goes to lmms-eval's own runner, unchanged. :func:`install` replaces the
+module attribute only when it finds the function it expects (checked by signature), else warns
+and leaves lmms-eval's runner in place. ``LMMS_PLUGINS_SEQUENTIAL_ROUNDS=1`` switches it off.
+
+When: the marked tasks' ``doc_to_text`` calls :func:`ensure_installed` while lmms-eval builds
+their first turn, which ``evaluate`` does before it looks the runner up. The plugin's entry point
+cannot do it: lmms-eval loads entry points while ``lmms_eval.evaluator`` is still half-imported.
+
+Results equal the sequential runner's whenever the model answers a request the same whether it
+comes alone or in a list (API models; local models with batch-dependent padding may differ in
+the last digits of their logits, as they do for any batched task).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+MARK = "lmms_plugins_batched_rounds"
+SEQUENTIAL_ENV = "LMMS_PLUGINS_SEQUENTIAL_ROUNDS"
+WORKERS_ENV = "LMMS_PLUGINS_ROUND_WORKERS"  # threads for one round's doc_to_text calls
+_EXPECTED_PARAMS = ["lm", "requests", "agentic_trace_mode", "response_cache"]
+_PATCHED = "_lmms_plugins_patched"
+
+
+class RoundsWarning(UserWarning):
+    """lmms-eval's agentic runner is not what this module expects; its own runner is used."""
+
+
+def is_batched(req) -> bool:
+    """The request belongs to a task whose doc_to_text asks for batched rounds."""
+    try:
+        fn = req.args[3]
+    except (AttributeError, IndexError, TypeError):
+        return False
+    fn = getattr(fn, "func", fn)  # lmms-eval wraps doc_to_text in functools.partial
+    return bool(getattr(fn, MARK, False))
+
+
+_install_tried = False
+
+
+def ensure_installed() -> None:
+    """Install the batched runner once, as soon as lmms-eval's evaluator is fully imported."""
+    global _install_tried
+    if _install_tried:
+        return
+    import sys
+
+    evaluator = sys.modules.get("lmms_eval.evaluator")
+    if evaluator is None or getattr(getattr(evaluator, "__spec__", None), "_initializing", False):
+        return  # not used through lmms-eval (yet): nothing to patch
+    _install_tried = True
+    try:
+        install(evaluator)
+    except Exception as exc:  # noqa: BLE001 - lmms-eval's own runner still works
+        warnings.warn(f"lmms-plugins: could not install the batched agentic runner ({exc!r})", RoundsWarning, stacklevel=2)
+
+
+def install(evaluator) -> bool:
+    """Replace ``evaluator._run_generate_until_agentic`` by the batched runner (guarded)."""
+    original = getattr(evaluator, "_run_generate_until_agentic", None)
+    if original is None or getattr(original, _PATCHED, False):
+        if original is None:
+            warnings.warn("lmms-plugins: lmms-eval has no _run_generate_until_agentic; its multi-round tasks run "
+                          "as lmms-eval runs them", RoundsWarning, stacklevel=2)
+        return False
+    missing = [n for n in ("Instance", "unwrap_generation_output") if not hasattr(evaluator, n)]
+    params = list(inspect.signature(original).parameters)
+    if missing or params != _EXPECTED_PARAMS:
+        warnings.warn(f"lmms-plugins: lmms-eval's agentic runner differs from the one this package knows "
+                      f"(parameters {params}, missing {missing}); rounds run one request at a time",
+                      RoundsWarning, stacklevel=2)
+        return False
+
+    def _run_generate_until_agentic(lm, requests, agentic_trace_mode="basic", response_cache=None):
+        if os.environ.get(SEQUENTIAL_ENV, "") in ("1", "true", "yes"):
+            return original(lm, requests, agentic_trace_mode=agentic_trace_mode, response_cache=response_cache)
+        ours = [i for i, r in enumerate(requests) if is_batched(r)]
+        if not ours:
+            return original(lm, requests, agentic_trace_mode=agentic_trace_mode, response_cache=response_cache)
+        out: list = [None] * len(requests)
+        others = [i for i in range(len(requests)) if i not in set(ours)]
+        if others:
+            for i, r in zip(others, original(lm, [requests[i] for i in others], agentic_trace_mode=agentic_trace_mode,
+                                             response_cache=response_cache)):
+                out[i] = r
+        done = run_batched(lm, [requests[i] for i in ours], agentic_trace_mode=agentic_trace_mode,
+                           response_cache=response_cache, Instance=evaluator.Instance,
+                           unwrap=evaluator.unwrap_generation_output)
+        for i, r in zip(ours, done):
+            out[i] = r
+        return out
+
+    setattr(_run_generate_until_agentic, _PATCHED, True)
+    _run_generate_until_agentic.__wrapped__ = original
+    evaluator._run_generate_until_agentic = _run_generate_until_agentic
+    return True
+
+
+@dataclass
+class _Slot:
+    """One request's loop variables, named as in lmms-eval's runner."""
+
+    req: Any
+    current_context: str
+    base_generation_kwargs: dict
+    current_doc_to_visual: Callable
+    doc_to_text: Callable
+    doc_id: int
+    task_name: str
+    split: str
+    max_agentic_steps: int
+    model_outputs: list = field(default_factory=list)
+    previous_round_info: Any = None
+    final_response: Any = ""
+    full_round_trace: list = field(default_factory=list)
+    round_idx: int = 0
+    done: bool = False
+    round_input_context: str = ""
+    current_output: Any = None
+
+
+def _slot(req) -> _Slot:
+    current_context, generation_kwargs, doc_to_visual, doc_to_text, doc_id, task_name, split = req.args
+    if not callable(doc_to_text):
+        raise ValueError("generate_until_agentic requires callable doc_to_text")
+    max_steps = int(generation_kwargs.get("max_agentic_steps", 12))
+    base = copy.deepcopy(generation_kwargs)
+    base.pop("max_agentic_steps", None)
+    return _Slot(req, current_context, base, doc_to_visual, doc_to_text, doc_id, task_name, split, max_steps,
+                 done=max_steps <= 0)
+
+
+def _single_request(lm, s: _Slot, Instance):
+    """The request lmms-eval's runner builds for one round (simple and chat models differ)."""
+    if getattr(lm, "is_simple", False):
+        args = (s.current_context, copy.deepcopy(s.base_generation_kwargs), s.current_doc_to_visual, s.doc_id,
+                s.task_name, s.split)
+    else:
+        context, doc_to_visual = s.current_context, s.current_doc_to_visual
+
+        def _agentic_doc_to_messages(_doc, _visual=doc_to_visual, _context=context):
+            visuals = _visual(_doc)
+            if visuals is None:
+                visuals = []
+            content = []
+            for visual in visuals:
+                if isinstance(visual, dict):
+                    content.append({"type": "audio", "url": visual})
+                elif isinstance(visual, str):
+                    content.append({"type": "video", "url": visual})
+                else:
+                    content.append({"type": "image", "url": visual})
+            content.append({"type": "text", "text": _context})
+            return [{"role": "user", "content": content}]
+
+        args = (s.current_context, _agentic_doc_to_messages, copy.deepcopy(s.base_generation_kwargs), s.doc_id,
+                s.task_name, s.split)
+    return Instance(request_type="generate_until", arguments=args, idx=0, metadata=s.req.metadata)
+
+
+def _apply(s: _Slot, step_payload, agentic_trace_mode: str) -> None:
+    """lmms-eval's handling of one doc_to_text result, for one request."""
+    if isinstance(step_payload, tuple) and len(step_payload) == 5:
+        visuals, next_context, terminal_signal, updated_outputs, next_round_info = step_payload
+        if updated_outputs is not None:
+            s.model_outputs = list(updated_outputs)
+            if s.model_outputs:
+                s.final_response = s.model_outputs[-1]
+        s.previous_round_info = next_round_info
+        if agentic_trace_mode == "full":
+            record = {"round_idx": s.round_idx + 1, "round_input": s.round_input_context,
+                      "model_output": s.current_output, "terminal": bool(terminal_signal)}
+            if isinstance(next_round_info, dict):
+                record["state"] = next_round_info.get("state")
+                record["tool_result"] = next_round_info.get("last_tool_result")
+                record["tool_calls"] = next_round_info.get("tool_calls")
+                record["valid_tool_calls"] = next_round_info.get("valid_tool_calls")
+                record["invalid_steps"] = next_round_info.get("invalid_steps")
+            if next_context is not None:
+                record["next_input"] = next_context
+            s.full_round_trace.append(record)
+        if terminal_signal:
+            s.done = True
+            return
+        if next_context is not None:
+            s.current_context = next_context
+        if visuals is not None:
+            def current_doc_to_visual(_doc, _visuals=visuals):
+                return _visuals
+
+            s.current_doc_to_visual = current_doc_to_visual
+    elif isinstance(step_payload, str):
+        s.current_context = step_payload
+    else:
+        s.done = True
+
+
+def _finish(s: _Slot, agentic_trace_mode: str) -> str:
+    """lmms-eval's final response of one request (its step-limit JSON, its ``full`` trace)."""
+    final_response = s.final_response
+    info = s.previous_round_info
+    if info is not None and not (isinstance(final_response, str) and final_response.strip().startswith("{")):
+        state = info.get("state", {}) if isinstance(info, dict) else {}
+        valid = float(info.get("valid_tool_calls", info.get("tool_calls", 0))) if isinstance(info, dict) else 0.0
+        invalid = float(info.get("invalid_steps", 0.0)) if isinstance(info, dict) else 0.0
+        payload = {"success": False, "error": "max_agentic_steps_reached",
+                   "tool_calls": float(info.get("tool_calls", 0)) if isinstance(info, dict) else 0.0,
+                   "valid_tool_calls": valid, "invalid_steps": invalid, "state": state,
+                   "last_model_output": final_response, "trace": s.model_outputs}
+        if isinstance(state, dict):
+            for key in ["cash", "days_elapsed", "inventory", "mobile_data_working"]:
+                if key in state:
+                    payload[key] = state[key]
+        final_response = json.dumps(payload, ensure_ascii=False)
+    if agentic_trace_mode == "full":
+        try:
+            parsed = json.loads(final_response) if isinstance(final_response, str) else None
+            if isinstance(parsed, dict):
+                parsed["agentic_trace_mode"] = "full"
+                parsed["agentic_rounds"] = s.full_round_trace
+                final_response = json.dumps(parsed, ensure_ascii=False)
+        except (TypeError, json.JSONDecodeError):
+            pass
+    return final_response
+
+
+def run_batched(lm, requests: list, *, agentic_trace_mode: str = "basic", response_cache=None, Instance,
+                unwrap, workers: int | None = None) -> list:
+    """Final responses of ``requests``, in order; round k of every unfinished request in one call."""
+    slots = [_slot(r) for r in requests]
+    workers = workers or int(os.environ.get(WORKERS_ENV, "") or min(16, (os.cpu_count() or 2) * 2))
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="lmms_plugins_round") as pool:
+        while True:
+            active = [s for s in slots if not s.done and s.round_idx < s.max_agentic_steps]
+            if not active:
+                break
+            batch = [_single_request(lm, s, Instance) for s in active]
+            for s in active:
+                s.round_input_context = s.current_context
+            if response_cache is not None:
+                raw = response_cache.execute(lm, "generate_until", batch)
+            else:
+                raw = lm.generate_until(batch)
+            if len(raw) != len(batch):
+                raise RuntimeError(f"the model returned {len(raw)} outputs for {len(batch)} requests")
+            for s, r in zip(active, raw):
+                s.current_output, _ = unwrap(r)
+                s.model_outputs.append(s.current_output)
+                s.final_response = s.current_output
+
+            def step(s: _Slot):
+                return s.doc_to_text(lm.task_dict[s.task_name][s.split][s.doc_id], previous_output=s.model_outputs,
+                                     round_idx=s.round_idx + 1, previous_round_info=s.previous_round_info)
+
+            for s, payload in zip(active, list(pool.map(step, active))):
+                _apply(s, payload, agentic_trace_mode)
+                s.round_idx += 1
+    return [_finish(s, agentic_trace_mode) for s in slots]
