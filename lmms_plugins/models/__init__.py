@@ -18,6 +18,8 @@ MODELS = {
     "abacus_synthetic_editor": "lmms_plugins.models.abacus_editor.SyntheticEditor",
     # image editors behind an OpenAI-compatible Images API (POST /images/edits)
     "openai_image_edit": "lmms_plugins.models.openai_image_edit.OpenAIImageEdit",
+    # any diffusers image-editing pipeline (extra [diffusers])
+    "diffusers_edit": "lmms_plugins.models.diffusers_edit.DiffusersEdit",
 }
 
 
