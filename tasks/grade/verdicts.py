@@ -12,6 +12,11 @@
 Lines of an lmms-eval ``--log_samples`` file of a previous ``grade`` run are accepted as they are
 (the per-sample record is found inside), so a judged run can be re-scored offline.
 A dimension absent from the file is asked from the judge when one is configured.
+
+The official evaluator's result files are read as it writes them (see :func:`official_parts`):
+its per-task result folders (``*_eval_1/``, ``*_consis_4/``, ``*_read_4/``), their merged JSON
+arrays and ``full_result_*.json``. Several sources may be given, separated by ``os.pathsep``
+(``:`` on Linux); their dimensions are merged per ``task_id``.
 """
 
 from __future__ import annotations
@@ -80,7 +85,56 @@ def _scale(value: Any, where: str, dim: str) -> int | None:
     return int(v)
 
 
-def parse_line(row: Any, where: str) -> Verdict:
+_FAILED_MARK = "bad response"  # what the official read.py writes after 6 failed judge calls
+
+
+def _final_score(result: Any, where: str, dim: str) -> Any:
+    """The ``Final Score`` of an official consistency / readability result (None: no verdict)."""
+    if not isinstance(result, dict):
+        raise VerdictFileError(f"{where}: {dim} result must be an object with a 'Final Score'")
+    score = result.get("Final Score")
+    if isinstance(score, str) and score.strip().lower() == _FAILED_MARK:
+        return None  # the official judge failed: not a verdict, so the dimension stays open
+    return score
+
+
+def official_parts(rec: dict, where: str, hint: str = "") -> dict | None:
+    """The official evaluator's result shapes as this module's keys, or None when ``rec`` is not one.
+
+    * reasoning (``reasoning.py``): ``{"vqa": [{question, answer, reason, id, score}], "score": R}``;
+      the script overwrites every answer's ``id`` with the task id, so the task id is read there and
+      R is its ``score`` (the answers cannot be matched to questions by id);
+    * consistency (``consis.py``): ``{"Instruction", "Final Score": 0-2 | "none", "Reason", "task_id"}``;
+    * readability (``read.py``): ``{"Final Score": 0-2, "Reason", "task_id"}``;
+    * ``full_result_*.json`` (``sum.py``): ``{"task_id", "reasoning": {...}, "consis": {...}, "read": {...}}``.
+
+    A bare ``Final Score`` is consistency when the source's name says ``consis`` or the record has
+    ``Instruction`` (consis.py always writes it, read.py never), else readability.
+    """
+    out: dict = {}
+    if isinstance(rec.get("vqa"), list):
+        tid = rec.get("task_id") or next((a.get("id") for a in rec["vqa"] if isinstance(a, dict) and a.get("id")), None)
+        return {"task_id": tid, "R": rec.get("score")}
+    if any(isinstance(rec.get(k), dict) for k in ("reasoning", "consis", "read")):
+        if isinstance(rec.get("reasoning"), dict):
+            out["R"] = rec["reasoning"].get("score")
+        if isinstance(rec.get("consis"), dict):
+            out["C"] = _final_score(rec["consis"], where, "consis")
+        if isinstance(rec.get("read"), dict):
+            out["L"] = _final_score(rec["read"], where, "read")
+        return {"task_id": rec.get("task_id"), **out}
+    if "Final Score" in rec:
+        low = hint.lower()
+        is_c = "consis" in low or ("read" not in low and "Instruction" in rec)
+        return {"task_id": rec.get("task_id"), ("C" if is_c else "L"): _final_score(rec, where, "Final Score")}
+    return None
+
+
+def parse_line(row: Any, where: str, hint: str = "") -> Verdict:
+    if isinstance(row, dict) and (parts := official_parts(row, where, hint)) is not None:
+        if not parts.get("task_id"):
+            raise VerdictFileError(f"{where}: not an object with a task_id")
+        row = parts
     if not isinstance(row, dict) or (rec := _record_of(row)) is None:
         raise VerdictFileError(f"{where}: not an object with a task_id")
     task_id = str(rec["task_id"])
@@ -108,26 +162,62 @@ def parse_line(row: Any, where: str) -> Verdict:
                    status=state, reason=str(rec.get("reason") or "") if state != "ok" else "")
 
 
+def _rows(path: Path):
+    """(where, row) of a JSONL file, a JSON file (an array or one object), or a folder of JSON files."""
+    if path.is_dir():  # the official per-task result folder: <task_id>.json each
+        for child in sorted(path.glob("*.json")):
+            yield from _rows(child)
+        return
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise VerdictFileError(f"{path}: not JSON ({exc})") from None
+        for i, row in enumerate(data if isinstance(data, list) else [data], 1):
+            yield f"{path}[{i}]", row
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield f"{path}:{number}", json.loads(line)
+        except ValueError as exc:
+            raise VerdictFileError(f"{path}:{number}: not JSON ({exc})") from None
+
+
+def _merge(old: Verdict, new: Verdict) -> Verdict:
+    """``new``'s dimensions where it has them, ``old``'s elsewhere (official results come one file per dimension)."""
+    from dataclasses import replace
+
+    keep = {}
+    if not new.has("R"):
+        keep.update(R=old.R, answers=old.answers)
+    if not new.has("C"):
+        keep.update(C=old.C, C_none=old.C_none)
+    if not new.has("L"):
+        keep.update(L=old.L)
+    return replace(new, **keep)
+
+
 def load_verdicts(path: str | Path) -> dict[str, Verdict]:
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {path}")
+    """Verdicts of one or more sources (``os.pathsep``-separated), merged per task id."""
+    import os
+
     out: dict[str, Verdict] = {}
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise VerdictFileError(f"{where}: not JSON ({exc})") from None
-            v = parse_line(row, where)
-            out[v.task_id] = v  # a later line wins (a re-judged sample appended to the file)
+    for part in [p for p in str(path).split(os.pathsep) if p.strip()] or [str(path)]:
+        source = Path(part).expanduser()
+        if not source.exists():
+            raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {source}")
+        hint = f"{source.parent.name}/{source.name}"
+        for where, row in _rows(source):
+            v = parse_line(row, where, hint=hint)
+            # a later line wins per dimension (a re-judged sample appended; a second results file)
+            out[v.task_id] = _merge(out[v.task_id], v) if v.task_id in out else v
     return out
 
 
-_CACHE: dict[tuple[str, float], dict[str, Verdict]] = {}
+_CACHE: dict[tuple, dict[str, Verdict]] = {}
 _LOCK = threading.Lock()
 
 
@@ -138,12 +228,16 @@ def verdicts_from_env() -> dict[str, Verdict] | None:
     value = os.environ.get(VERDICTS_ENV, "").strip()
     if not value:
         return None
-    path = Path(value).expanduser()
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime)
-    except OSError:
-        raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {path}") from None
+    key_parts = []
+    for part in [p for p in value.split(os.pathsep) if p.strip()]:
+        path = Path(part).expanduser()
+        try:
+            stamps = [path.stat().st_mtime] + ([c.stat().st_mtime for c in sorted(path.glob("*.json"))] if path.is_dir() else [])
+        except OSError:
+            raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {path}") from None
+        key_parts.append((str(path.resolve()), max(stamps)))
+    key = tuple(key_parts)
     with _LOCK:
         if key not in _CACHE:
-            _CACHE[key] = load_verdicts(path)
+            _CACHE[key] = load_verdicts(value)
         return _CACHE[key]
