@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,8 +125,8 @@ def official_parts(rec: dict, where: str, hint: str = "") -> dict | None:
             out["L"] = _final_score(rec["read"], where, "read")
         return {"task_id": rec.get("task_id"), **out}
     if "Final Score" in rec:
-        low = hint.lower()
-        is_c = "consis" in low or ("read" not in low and "Instruction" in rec)
+        words = set(re.split(r"[^a-z]+", hint.lower()))  # gemini_flash_consis_4 -> {gemini, flash, consis}
+        is_c = bool(words & {"consis", "consistency"}) or (not words & {"read", "readability"} and "Instruction" in rec)
         return {"task_id": rec.get("task_id"), ("C" if is_c else "L"): _final_score(rec, where, "Final Score")}
     return None
 
@@ -209,7 +210,7 @@ def load_verdicts(path: str | Path) -> dict[str, Verdict]:
         source = Path(part).expanduser()
         if not source.exists():
             raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {source}")
-        hint = f"{source.parent.name}/{source.name}"
+        hint = source.name
         for where, row in _rows(source):
             v = parse_line(row, where, hint=hint)
             # a later line wins per dimension (a re-judged sample appended; a second results file)
