@@ -86,8 +86,8 @@ class Execution:
     truncated: bool  # something was cut (by the sandbox's output limit or the display limit)
     wall_s: float
     reason: str = ""
-    images: tuple = ()  # ({"name", "size": [w, h], "thumb": data URI}, ...) of images the code saved
-    other_files: tuple = ()  # ({"name", "bytes"}, ...) of non-image files (or images that did not decode)
+    images: list = field(default_factory=list)  # [{"name", "size": [w, h], "thumb": data URI}] of images the code saved
+    other_files: list = field(default_factory=list)  # [{"name", "bytes", "why"?}] other files (or images that did not decode)
 
 
 @dataclass
@@ -196,8 +196,8 @@ def execution_from_result(round_idx: int, code: str, res, inputs: Mapping[str, b
         truncated=bool(getattr(res, "stdout_truncated", False) or getattr(res, "stderr_truncated", False)) or cut_out or cut_err,
         wall_s=float(res.wall_s or 0.0),
         reason=str(getattr(res, "reason", "") or ""),
-        images=tuple(records),
-        other_files=tuple(others),
+        images=records,
+        other_files=others,
     )
     return ex, images
 

@@ -1,0 +1,115 @@
+"""The batched agentic runner gives exactly what lmms-eval's own runner gives, with one model call
+per round instead of one per request and round; it falls back with a warning when lmms-eval's
+runner is not the one it knows."""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+import types
+
+import pytest
+
+from lmms_plugins import agentic_rounds
+
+evaluator = pytest.importorskip("lmms_eval.evaluator")
+
+
+class FakeLM:
+    """Replies are a function of the request's context (and the visuals it sees)."""
+
+    def __init__(self, is_simple: bool):
+        self.is_simple = is_simple
+        self.calls: list[int] = []
+        self.task_dict = {"t": {"test": [{"n": i} for i in range(12)]}}
+        self.lock = threading.Lock()
+
+    def generate_until(self, reqs):
+        self.calls.append(len(reqs))
+        out = []
+        for r in reqs:
+            ctx = r.args[0]
+            doc = self.task_dict[r.args[-2]][r.args[-1]][r.args[-3]]
+            if self.is_simple:
+                visuals = r.args[2](doc)
+            else:
+                content = r.args[1](doc)[0]["content"]
+                assert content[-1] == {"type": "text", "text": ctx}
+                visuals = [c["url"] for c in content[:-1]]
+            out.append(f"reply to [{ctx}] seeing {visuals}")
+        return out
+
+
+def fake_doc_to_text(doc, lmms_eval_specific_kwargs=None, previous_output=None, round_idx=None, previous_round_info=None):
+    """Ends after n % 5 rounds; exercises every shape lmms-eval accepts (5-tuple, str, None)."""
+    n = doc["n"]
+    info = dict(previous_round_info or {"state": {"seen": 0}, "tool_calls": 0})
+    info["state"] = {"seen": info["state"]["seen"] + 1}
+    info["tool_calls"] += 1
+    if n == 11 and round_idx == 2:
+        return None  # ends the loop without a 5-tuple
+    if n == 10:
+        return f"plain next context {round_idx}"  # a str: next context, never terminal
+    if round_idx >= n % 5:
+        final = json.dumps({"done": n, "trace": previous_output}) if n % 2 else None
+        return None, None, True, ([final] if final else None), info
+    return [f"v{n}.{round_idx}"], f"ctx {n} round {round_idx}: {previous_output[-1][:40]}", False, None, info
+
+
+fake_doc_to_text.lmms_plugins_batched_rounds = True
+
+
+def _requests(max_steps=6, marked=True):
+    fn = fake_doc_to_text if marked else functools.partial(lambda *a, **k: fake_doc_to_text(*a, **k))
+    out = []
+    for i in range(12):
+        args = (f"first {i}", {"max_new_tokens": 5, "max_agentic_steps": max_steps}, lambda d: [f"img{d['n']}"],
+                functools.partial(fn, lmms_eval_specific_kwargs={}), i, "t", "test")
+        out.append(evaluator.Instance(request_type="generate_until_agentic", arguments=args, idx=0,
+                                      metadata={"task": "t", "doc_id": i, "repeats": 1}))
+    return out
+
+
+def _original():
+    fn = evaluator._run_generate_until_agentic
+    return getattr(fn, "__wrapped__", fn)
+
+
+@pytest.mark.parametrize("is_simple", [True, False])
+@pytest.mark.parametrize("mode", ["basic", "full"])
+def test_batched_equals_lmms_evals_runner(is_simple, mode):
+    lm_seq, lm_bat = FakeLM(is_simple), FakeLM(is_simple)
+    reqs = _requests(max_steps=3)  # some requests hit lmms-eval's own step limit
+    want = _original()(lm_seq, reqs, agentic_trace_mode=mode)
+    got = agentic_rounds.run_batched(lm_bat, reqs, agentic_trace_mode=mode, Instance=evaluator.Instance,
+                                     unwrap=evaluator.unwrap_generation_output)
+    assert got == want
+    assert any("max_agentic_steps_reached" in r for r in got) and any('"done"' in r for r in got)
+    assert all(n == 1 for n in lm_seq.calls) and len(lm_seq.calls) == sum(lm_bat.calls)
+    assert len(lm_bat.calls) == 3 and lm_bat.calls[0] == 12  # one call per round, every request in round 1
+
+
+def test_installed_runner_batches_only_marked_requests_and_keeps_order():
+    mixed = _requests(marked=True)[:6] + _requests(marked=False)[6:]
+    want = _original()(FakeLM(True), mixed)
+    saved = evaluator._run_generate_until_agentic
+    try:
+        agentic_rounds.install(evaluator)
+        lm = FakeLM(True)
+        got = evaluator._run_generate_until_agentic(lm, mixed)
+    finally:
+        evaluator._run_generate_until_agentic = saved
+    assert got == want
+    assert lm.calls[:6] == [1] * 6  # the unmarked requests went through lmms-eval's runner first
+
+
+def test_an_unknown_runner_is_left_alone_with_a_warning():
+    def _run_generate_until_agentic(lm, requests):  # another signature
+        return []
+
+    module = types.SimpleNamespace(_run_generate_until_agentic=_run_generate_until_agentic,
+                                   Instance=object, unwrap_generation_output=lambda x: (x, None))
+    with pytest.warns(agentic_rounds.RoundsWarning, match="differs"):
+        assert agentic_rounds.install(module) is False
+    assert module._run_generate_until_agentic is _run_generate_until_agentic
