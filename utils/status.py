@@ -26,6 +26,7 @@ UNPARSABLE = "unparsable"  # the model's text could not be read (no answer span,
 JUDGE_ERROR = "judge_error"  # the judge failed after its retries: the sample is pending
 MISSING_DATA = "missing_data"  # the dataset lacks what the sample needs (label, image, ...)
 ERROR = "error"  # an unexpected exception inside the scorer; the reason holds it
+GENERATION_FAILED = "generation_failed"  # the model side failed (a wrapper's failure marker, an empty output): scored 0
 
 log = logging.getLogger("lmms_plugins")
 

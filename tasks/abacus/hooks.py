@@ -102,6 +102,11 @@ def _load_edit(raw) -> tuple[Any, str | None, str]:
     from lmms_plugins.utils.images import ImageError, load_rgb
     from lmms_plugins.utils.model_output import parse_model_output
 
+    from lmms_plugins.utils.generation_failure import detect
+
+    failure = detect(raw)
+    if failure is not None:  # the request failed: scored like a missing edit, under its own status
+        return None, status.GENERATION_FAILED, failure.reason
     out = parse_model_output(raw)
     if not out.image:
         why = "; ".join(out.problems) or "the model returned no image"
@@ -154,7 +159,7 @@ def process_results(doc: Mapping, results: list) -> dict:
     exact = None if r.exact is None else float(r.exact)
     if r.score is None:  # not scorable: the whole edit is pending
         exact = None
-    elif r.status in (status.MISSING_IMAGE, status.BAD_IMAGE):
+    elif r.status in (status.MISSING_IMAGE, status.BAD_IMAGE, status.GENERATION_FAILED):
         exact = 0.0
 
     def one(value, **extra):
@@ -211,7 +216,9 @@ def agg_score(items):
 def agg_leaderboard(items):
     """Factor means, Score, edit-score mean, exact-count rate, 95 % intervals, status counts."""
     from lmms_plugins.tasks.abacus.aggregate import leaderboard
+    from lmms_plugins.utils.generation_failure import warn_once
 
+    warn_once(items, "abacus")  # once per task: this metric is aggregated once
     status.report("abacus_leaderboard", items)
     return leaderboard(items).as_dict()
 

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any, Mapping
 
-from lmms_plugins.utils import status
+from lmms_plugins.utils import generation_failure, status
 from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
@@ -23,7 +23,7 @@ TIERS = ("easy", "medium", "hard", "expert")
 # Every doc returns every metric, ending with one that always has a value: lmms-eval 0.7.3 takes
 # a task's sample count from the *last* metric it aggregates, so a tier-only list there would
 # shrink the task's size (and its weight in the groups).
-METRICS = tuple(f"accuracy_{t}" for t in TIERS) + ("accuracy", "extraction_failure_rate")
+METRICS = tuple(f"accuracy_{t}" for t in TIERS) + ("accuracy", "generation_failure_rate", "extraction_failure_rate")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEFAULT_TEMPLATE = "prompt.jinja"
 
@@ -127,7 +127,17 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
         parsed_rule = _resolve_rule(raw_rule)
     except RuleError as exc:
         return {m: status.sample(0.0, status.ERROR, f"bad cwi_rule: {exc}", sid) for m in METRICS}
-    prediction = _text_of(results[0] if results else "")
+    raw = results[0] if results else None
+    failure = generation_failure.detect(raw)
+    if failure is not None:  # the request failed: not an answer, so not "unparsable" either
+        gen = status.sample(0.0, status.GENERATION_FAILED, failure.reason, sid,
+                            predicted=None, gold=_jsonable(doc.get("answer")), tier=_tier(doc))
+        out = {f"accuracy_{t}": gen for t in TIERS}
+        out["accuracy"] = gen
+        out["generation_failure_rate"] = status.sample(1.0, status.GENERATION_FAILED, failure.reason, sid)
+        out["extraction_failure_rate"] = status.sample(0.0, status.GENERATION_FAILED, failure.reason, sid)
+        return out
+    prediction = _text_of(raw)
     s = score(parsed_rule, prediction, doc.get("answer"))
     extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
     acc = status.sample(s.value, s.status, s.reason, sid, **extra)
@@ -135,6 +145,7 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     # the tier metrics get the same sample; each tier's aggregation keeps its own tier's items
     out = {f"accuracy_{t}": acc for t in TIERS}
     out["accuracy"] = acc
+    out["generation_failure_rate"] = status.sample(0.0, s.status, "", sid)
     out["extraction_failure_rate"] = status.sample(
         1.0 if failed else 0.0, s.status, s.reason if s.status != status.OK else "", sid
     )
@@ -168,6 +179,7 @@ def _jsonable(v: Any) -> Any:
 
 
 def aggregate_accuracy(items: list) -> float:
+    generation_failure.warn_once(items, "cwi")  # once per task: this metric is aggregated once
     return status.mean(items, "cwi accuracy")
 
 
@@ -189,3 +201,8 @@ aggregate_accuracy_expert = _tier_mean("expert")
 
 def aggregate_failure_rate(items: list) -> float:
     return status.mean(items, "cwi extraction_failure_rate")
+
+
+def aggregate_generation_failure_rate(items: list) -> float:
+    """Share of items whose generation failed (scored 0 in every accuracy, not unparsable)."""
+    return status.mean(items, "cwi generation_failure_rate")

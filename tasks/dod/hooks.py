@@ -176,6 +176,11 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.MISSING_DATA,
                               reason=f"input image missing: {doc.get('input_image')}")
 
+    from lmms_plugins.utils.generation_failure import detect
+
+    failure = detect(raw)
+    if failure is not None:  # the request failed: neither a decline nor an edit decision
+        return M.SampleRecord(**base, has_image=None, refused=None, status=st.GENERATION_FAILED, reason=failure.reason)
     out, out_status, out_reason = _read_output(raw)
     if out_status == st.UNPARSABLE:
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.UNPARSABLE, reason=out_reason)
@@ -323,6 +328,9 @@ def aggregate_run(items: list) -> dict:
 
 def aggregate_sample_statuses(items: list) -> dict:
     """How many requests ended in each status (ok, unparsable, missing_image, no_edit_judge, ...)."""
+    from lmms_plugins.utils.generation_failure import warn_once
+
+    warn_once(items, "dod")  # once per task: this metric is aggregated once
     counts: dict[str, int] = {}
     for r in _records(items):
         counts[r.status] = counts.get(r.status, 0) + 1

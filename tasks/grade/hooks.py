@@ -4,6 +4,8 @@ Per-sample statuses (besides ``ok``):
 * ``missing_image``: the model returned no image (or a path that does not exist): R = C = L = 0,
   no judge call;
 * ``bad_image``: the returned image cannot be read: R = C = L = 0, no judge call;
+* ``generation_failed``: the request failed on the model side (an lmms-eval wrapper's failure
+  marker, an empty output): R = C = L = 0, no judge call;
 * ``judge_error``: a judge call failed after its retries, or no judge is configured: that
   dimension is pending (``None``, counted as 0, kept in the denominator);
 * ``missing_verdict``: ``LMMS_PLUGINS_GRADE_VERDICTS`` is set, the sample has no (complete)
@@ -131,6 +133,11 @@ def _process_results(doc, results):
         return _record(doc, verdict.status, verdict.reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,
                        judge_calls=0, source="+".join(source))
 
+    from lmms_plugins.utils.generation_failure import detect
+
+    failure = detect(results[0] if results else None)
+    if failure is not None:  # the request failed: no edit to judge, and not the model's answer
+        return _zero(doc, st.GENERATION_FAILED, failure.reason)
     out = parse_model_output(results[0] if results else None)
     if not out.has_image:
         why = "; ".join(out.problems) or "the model returned no image"
@@ -225,5 +232,7 @@ def agg_readability(items):
 def agg_breakdown(items):
     """Overall, per domain and per sub_task scores with 95 % bootstrap intervals, and status counts."""
     from lmms_plugins.tasks.grade.scoring import breakdown
+    from lmms_plugins.utils.generation_failure import warn_once
 
+    warn_once(items, "grade")  # once per task: this metric is aggregated once
     return breakdown(_samples(items, "grade_breakdown"))

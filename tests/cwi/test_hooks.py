@@ -30,7 +30,7 @@ def test_visuals_one_or_two_images_in_rgb():
 def test_process_results_metrics_and_tier():
     out = hooks.process_results(DOC, ["work... <answer>dx=4, dy=-3</answer>"], rule=RULE)
     assert list(out)[-1] == "extraction_failure_rate"  # lmms-eval sizes the task by the last metric
-    assert set(out) == {"accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "extraction_failure_rate"}
+    assert set(out) == {"accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "generation_failure_rate", "extraction_failure_rate"}
     assert out["accuracy_easy"]["tier"] == "hard"
     assert out["accuracy"]["value"] == 1.0 and out["accuracy"]["status"] == "ok"
     assert out["accuracy"]["predicted"] == {"dx": 4, "dy": -3}
@@ -83,7 +83,7 @@ def test_bad_gold_is_missing_data():
 def test_process_results_never_raises(pred, gold, tier):
     out = hooks.process_results({"id": 1, "answer": gold, "difficulty": tier}, [pred], rule=RULE)
     assert out["accuracy"]["value"] in (0.0, 1.0)
-    assert out["accuracy"]["status"] in ("ok", "unparsable", "missing_data", "error")
+    assert out["accuracy"]["status"] in ("ok", "unparsable", "missing_data", "error", "generation_failed")
 
 
 def test_tier_aggregations_keep_their_tier():

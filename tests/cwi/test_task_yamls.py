@@ -45,7 +45,7 @@ def test_every_leaf_loads_with_lmms_eval_and_declares_its_rule():
         assert cfg["generation_kwargs"]["until"] == []
         assert callable(cfg["process_results"]) and cfg["process_results"].__module__.endswith("cwi.hooks")
         names = [m["metric"] for m in cfg["metric_list"]]
-        assert names == ["accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "extraction_failure_rate"]
+        assert names == ["accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "generation_failure_rate", "extraction_failure_rate"]
 
 
 def test_groups_cover_the_card():
