@@ -14,14 +14,11 @@ The root is ``LMMS_PLUGINS_DOD_ROOT`` or ``LMMS_PLUGINS_DATA_ROOT/dod`` when set
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
-
-log = logging.getLogger("lmms_plugins.dod")
 
 HUB_REPO = "visual-abstention/Draw-or-Decline"
 BENCH = "dod"
@@ -118,7 +115,7 @@ def parse_label(row: Mapping) -> Label:
         pair_id=pair_id,
         paired_case_id=str(row.get("paired_case_id") or ""),
         feasible=gt["feasible"],
-        category=str(source.get("category_en") or "unknown"),
+        category=str(source.get("category_en") or source.get("category") or "unknown"),  # older rows: `category`
         reason=str(gt.get("reason") or ""),
         witness=gt.get("witness"),
         certificate=gt.get("certificate"),
@@ -252,6 +249,8 @@ def check_integrity(requests: Iterable[Mapping], root: str | os.PathLike) -> Int
 
 
 def log_integrity(report: IntegrityReport) -> None:
-    level = logging.INFO if report.ok else logging.WARNING
+    """Print the report to stderr: lmms-eval's log level hides INFO, and a run must show it."""
+    import sys
+
     for line in report.lines():
-        log.log(level, line)
+        print(f"[lmms_plugins] {line}", file=sys.stderr)

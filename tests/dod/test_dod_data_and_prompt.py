@@ -173,3 +173,29 @@ def test_a_crash_before_the_label_is_known_is_recorded_not_raised(tmp_path):
     items = [res["sample_statuses"]]
     assert hooks.aggregate_sample_statuses(items) == {"error": 1}
     assert hooks.aggregate_run(items)["unlabelled"] == 1
+
+
+def test_integrity_report_and_run_summary_reach_stderr_at_the_cli_log_level(root, tmp_path, monkeypatch, capsys):
+    """lmms-eval shows WARNING and up: the report and the summary are printed, not logged at INFO."""
+    import datasets
+
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
+    ds = datasets.load_dataset(str(root), data_files={"test": "instruction.jsonl"}, cache_dir=str(tmp_path / "cache"))
+    docs = hooks.process_docs(ds["test"])
+    err = capsys.readouterr().err
+    assert "DoD data: 14 requests, 14 labels" in err and "all requests have a label" in err
+    doc = docs[0]
+    res = hooks.process_results(doc, ['{"text": "", "images": []}'])
+    hooks.aggregate_run([res["dod_run"]])
+    err = capsys.readouterr().err
+    assert "[lmms_plugins] dod:" in err
+
+
+def test_category_falls_back_to_the_older_category_field_as_the_official_code_does():
+    from lmms_plugins.tasks.dod.data import parse_label
+
+    row = {"case_id": "pose_adjustment-3-feasible", "ground_truth": {"feasible": True},
+           "source": {"category": "pose_adjustment"}}
+    assert parse_label(row).category == "pose_adjustment"
+    assert parse_label({**row, "source": {"category_en": "maze", "category": "x"}}).category == "maze"
+    assert parse_label({**row, "source": {}}).category == "unknown"
