@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -321,8 +322,8 @@ def _category_fn(category: str):
 def aggregate_run(items: list) -> dict:
     """Run facts, and the whole summary in the log (readable lines, every category)."""
     records = _records(items)
-    for line in M.format_summary(M.summarize(records)):
-        log.info("dod: %s", line)
+    for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
+        print(f"[lmms_plugins] dod: {line}", file=sys.stderr)
     return {**M.run_facts(records), "data_problems": _data_problems(), "refusal_mode": refusal_mode()}
 
 
