@@ -151,7 +151,8 @@ def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, A
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate (a JSON escape in a model's text) still gives a stable key
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _retry_after_seconds(headers: Any) -> float | None:
@@ -326,7 +327,7 @@ class JudgeClient:
                 calls += n
                 try:
                     value = parse(text) if parse is not None else text
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested thousands deep
                     last_problem = f"{exc}"
                     log.info("judge answer %d/%d rejected: %s", answer_no, attempts, exc)
                     if retry_feedback:
@@ -388,7 +389,7 @@ class JudgeClient:
             raise JudgeError(_transport_error(url, problem, calls, cfg.timeout_s)) from None
         try:
             return _reply_text(json.loads(raw.text)), calls
-        except ValueError as exc:  # a proxy's HTML page, a truncated body: ask again
+        except (ValueError, RecursionError) as exc:  # a proxy's HTML page, a truncated or absurdly nested body: ask again
             raise _Unusable(f"malformed response: {exc}", calls) from None
 
     # ---------------------------------------------------------------- cache
@@ -412,7 +413,7 @@ class JudgeClient:
             entry = json.loads(path.read_text(encoding="utf-8"))
             text = entry["raw"]
             value = parse(text) if parse is not None else text
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             # Unreadable or no longer parsable entry: ask again (and overwrite it).
             log.warning("ignoring judge cache entry %s: %s", path, exc)
             return None
@@ -456,7 +457,7 @@ def image_part(image_or_path: Any, *, max_side: int = 1024, fmt: str = "JPEG", q
     from lmms_plugins.utils.images import load_rgb, to_rgb
 
     if isinstance(image_or_path, (str, os.PathLike)):
-        img = load_rgb(image_or_path)
+        img = load_rgb(image_or_path, max_side=max_side)  # a JPEG is decoded small (draft) when it can be
     elif isinstance(image_or_path, Image.Image):
         img = to_rgb(image_or_path)
     else:
@@ -499,9 +500,10 @@ def extract_json(text: str) -> Any:
         raise ValueError(f"expected text, got {type(text).__name__}")
     # Reasoning models served by vLLM & co. may put their thinking in the content: drop it.
     stripped = re.sub(r"(?is)<think(?:ing)?>.*?</think(?:ing)?>", "", text).strip()
+    # RecursionError: json recurses per bracket, so thousands of them are junk (ask again), not a crash
     try:
         return json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     candidates: list[str] = []
     # Fenced blocks first: ```json ... ``` (the language tag is optional).
@@ -512,18 +514,70 @@ def extract_json(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-    # Then the first decodable object or array anywhere in the text.
+    # Then the first decodable object or array anywhere in the text, in two linear passes:
+    # (1) each bracket with a matching close (found in one scan) is decoded from a slice of just
+    # that span; (2) as before, a decode from every opening bracket. Both stop once their tries
+    # have read a fixed multiple of the text, so junk full of brackets costs linear time.
+    budget = _SCAN_FACTOR * len(stripped) + 1_000_000
+    for i, j in _bracket_spans(stripped):
+        try:
+            return json.loads(stripped[i:j + 1])
+        except (ValueError, RecursionError):
+            budget -= j - i + 1
+        if budget <= 0:
+            break
     decoder = json.JSONDecoder()
-    for i, ch in enumerate(stripped):
-        if ch in "{[":
-            try:
-                value, _ = decoder.raw_decode(stripped, i)
-                return value
-            except ValueError:
-                continue
+    budget = _SCAN_FACTOR * len(stripped) + 1_000_000
+    for match in _JSON_START.finditer(stripped):
+        i = match.start()
+        try:
+            value, _ = decoder.raw_decode(stripped, i)
+            return value
+        except ValueError:
+            budget -= i + 1  # a failed decode costs its position (the error counts line numbers)
+        except RecursionError:
+            budget -= len(stripped)  # thousands of nested brackets: give up soon
+        if budget <= 0:
+            break
     raise ValueError(f"no JSON found in the judge's reply: {stripped[:120]!r}")
+
+
+_JSON_START = re.compile(r"[{\[]")
+_JSON_TOKEN = re.compile(r'[{}\[\]"\\]')
+_SCAN_FACTOR = 8  # decode tries may read at most this many times the reply
+
+
+def _bracket_spans(text: str):
+    """(open, close) index pairs of matching brackets, by opening position; quotes count only
+    inside brackets (prose may have stray ones). One scan over the bracket and quote characters."""
+    spans, stack = [], []
+    in_string = escaped = False
+    for m in _JSON_TOKEN.finditer(text):
+        ch, pos = m.group(), m.start()
+        if in_string:
+            if escaped and pos == escaped_at + 1:
+                escaped = False
+                continue
+            escaped = False
+            if ch == "\\":
+                escaped, escaped_at = True, pos
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = bool(stack)
+        elif ch in "{[":
+            stack.append((ch, pos))
+        elif ch in "}]" and stack:
+            opener, start = stack.pop()
+            if (opener == "{") == (ch == "}"):
+                spans.append((start, pos))
+            else:
+                stack.clear()  # mismatched: nothing open can be JSON any more
+    spans.sort()
+    return spans
 
 
 __all__ = [

@@ -101,6 +101,18 @@ def process_results(doc, results):
         return _record(doc, st.ERROR, f"{type(exc).__name__}: {exc}", R=None, C=None, L=None, judge_calls=0, source="none")
 
 
+def _unreadable_edit(path) -> str:
+    """The decoder's reason why the edited image cannot be used ('' when it decodes)."""
+    from lmms_plugins.tasks.grade.judging import MAX_SIDE
+    from lmms_plugins.utils.images import ImageError, load_rgb
+
+    try:
+        load_rgb(path, max_side=MAX_SIDE)  # as small as the judge would get it
+    except (ImageError, OSError) as exc:
+        return f"edited image: {exc}"
+    return ""
+
+
 def _process_results(doc, results):
     from lmms_plugins.tasks.grade.records import parse_questions
     from lmms_plugins.tasks.grade.rubric import match_answers
@@ -153,6 +165,9 @@ def _process_results(doc, results):
     try:
         client = shared_client()
     except JudgeError as exc:
+        unreadable = _unreadable_edit(out.image)  # without a judge the image is still checked
+        if unreadable:
+            return _zero(doc, st.BAD_IMAGE, unreadable)
         state = MISSING_VERDICT if verdicts is not None else st.JUDGE_ERROR
         return pending(state, f"no verdict for {', '.join(need)}: {exc}" if verdicts is not None else str(exc))
     try:

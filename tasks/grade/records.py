@@ -93,14 +93,19 @@ def normalise_record(rec: Any, root: Path, index: int) -> dict:
         "text": rec["text"],
         "consistency": consistency,
         "questions": json.dumps([q.__dict__ for q in questions], ensure_ascii=False),
-        "image_path": str(_resolve(root, rec["image_path"])),
-        "gt": str(_resolve(root, rec["gt"])),
+        "image_path": str(_resolve(root, rec["image_path"], f"{task_id}: field 'image_path'")),
+        "gt": str(_resolve(root, rec["gt"], f"{task_id}: field 'gt'")),
     }
 
 
-def _resolve(root: Path, path: str) -> Path:
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else (root / p)
+def _resolve(root: Path, path: str, where: str) -> Path:
+    """``root/path``; a path that leaves the data root (``../``, absolute, a symlink out) is refused."""
+    from lmms_plugins.utils.images import PathEscapesRoot, resolve_under
+
+    try:
+        return resolve_under(root, path)
+    except PathEscapesRoot as exc:
+        raise PathEscapesRoot(f"{where} of {DATA_FILE}: {exc}") from None
 
 
 def read_data_json(root: Path) -> list:
