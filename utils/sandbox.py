@@ -66,6 +66,8 @@ SANDBOX_ERROR = "sandbox_error"
 INNER_WORKDIR = "/tmp/work"
 #: world-writable folders made private (tmpfs) inside a mount namespace
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
+#: ``LMMS_PLUGINS_SANDBOX=plain`` turns the namespaces off (for a machine where they misbehave)
+BACKEND_ENV = "LMMS_PLUGINS_SANDBOX"
 
 
 @dataclass(frozen=True)
@@ -130,80 +132,200 @@ except BaseException as e:
     sys.exit(1)
 """
 
-# Runs as root inside the new namespaces (cwd = the scratch folder), then drops to the
-# execution's uid. It stays as PID 1 (python is its child) so that the kernel's signals
-# to the program (SIGXCPU at the CPU limit) are not ignored as they are for a namespace's init.
-_NS_PRELUDE = r"""
-set -e
-uid=$1; tmpmb=$2; shift 2
-exec 3<.
-for d in %(dirs)s; do
-  if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o "size=${tmpmb}m,mode=1777,nosuid,nodev" tmpfs "$d"; fi
-done
-mkdir -p %(work)s
-mount --bind /proc/self/fd/3 %(work)s
-exec 3<&-
-cd %(work)s
-set +e
-setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
-exit $?
+# PID 1 of the new namespaces, run as root with ``python -I -S`` (cwd = the scratch folder):
+# makes the world-writable folders private tmpfs, hides folders the execution's uid could not
+# enter anyway (e.g. /root) behind an empty tmpfs while re-exposing the interpreter's own
+# folders inside them, binds the scratch folder at /tmp/work, then forks the program as the
+# execution's uid (no groups, no capabilities, no_new_privs) and waits for it. It stays PID 1
+# so that the kernel's signals to the program (SIGXCPU) are not ignored as they are for a
+# namespace's init; when it exits the kernel kills whatever is left in the namespace.
+_NS_INIT = r"""
+import ctypes, os, sys
+a = sys.argv
+cfg = {"uid": int(a[1]), "tmp_mb": int(a[2]), "work": a[3], "hide": a[4].split("\n") if a[4] else [],
+       "private": a[5].split("\n") if a[5] else [], "keep": a[6].split("\n") if a[6] else [], "argv": a[7:]}
+libc = ctypes.CDLL(None, use_errno=True)
+def mount(src, tgt, fstype, flags, data):
+    if libc.mount(src.encode() if src else None, tgt.encode(), fstype.encode() if fstype else None,
+                  ctypes.c_ulong(flags), data.encode() if data else None) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "mount %s on %s: %s" % (src, tgt, os.strerror(e)))
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
+try:
+    work_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    keep = [(p, os.open(p, os.O_PATH)) for p in cfg["keep"]]
+    for d in cfg["hide"]:
+        mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for d in cfg["private"]:
+        mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm,mode=1777" % cfg["tmp_mb"])
+    os.umask(0o022)
+    for p, fd in keep:
+        os.makedirs(p, exist_ok=True)
+        mount("/proc/self/fd/%d" % fd, p, None, MS_BIND | MS_REC, None)
+        os.close(fd)
+    os.makedirs(cfg["work"], exist_ok=True)
+    mount("/proc/self/fd/%d" % work_fd, cfg["work"], None, MS_BIND, None)
+    os.close(work_fd)
+    os.chdir(cfg["work"])
+    os.environ["PWD"] = cfg["work"]
+except OSError as e:
+    sys.stderr.write("[sandbox-init] %s\n" % e)
+    os._exit(125)
+pid = os.fork()
+if pid == 0:
+    try:
+        uid = cfg["uid"]
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: no setuid binary gives root back
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+        os.execv(cfg["argv"][0], cfg["argv"])
+    except OSError as e:
+        sys.stderr.write("[sandbox-init] %s\n" % e)
+        os._exit(125)
+while True:
+    try:
+        p, st = os.wait()
+    except ChildProcessError:
+        os._exit(125)
+    if p == pid:
+        code = os.waitstatus_to_exitcode(st)
+        os._exit(128 - code if code < 0 else code)
 """
+#: exit status of the namespace init when it could not set the sandbox up
+_INIT_FAILED = 125
 
 
 # ---------------------------------------------------------------------------------------------
 # what this machine allows
 
 
+def _others_can_enter(path: str) -> str | None:
+    """The first folder on the way to ``path`` that a stranger uid cannot enter, or None."""
+    parts = PurePosixPath(path).parts
+    for i in range(1, len(parts) + 1):
+        d = str(PurePosixPath(*parts[:i]))
+        try:
+            st = os.stat(d)
+        except OSError:
+            return d
+        if stat.S_ISDIR(st.st_mode) and not st.st_mode & 0o001:
+            return d
+    return None
+
+
+def _interpreter_paths() -> list[str]:
+    """Folders the sandboxed interpreter needs: its prefixes and the import path."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable)), os.path.dirname(os.path.abspath(sys.executable))}
+    paths.update(p for p in sys.path if p and os.path.isabs(p))
+    out = []
+    for p in sorted({os.path.realpath(p) for p in paths} | {os.path.abspath(p) for p in paths}):
+        if os.path.isdir(p) and p != "/":
+            out.append(p)
+    return out
+
+
+def _mount_plan(private: list[str]) -> dict:
+    """Which folders to hide behind an empty tmpfs and which interpreter folders to re-expose."""
+    need = _interpreter_paths()
+    under = lambda p, d: p == d or p.startswith(d.rstrip("/") + "/")  # noqa: E731
+    hide: set[str] = set()
+    keep: list[str] = []
+    for p in need:
+        blocked = _others_can_enter(p)
+        in_private = any(under(p, d) for d in private)
+        if blocked and not any(under(blocked, d) for d in private):
+            hide.add(blocked)
+        if blocked or in_private:
+            keep.append(p)
+    # a hidden folder inside another hidden one is covered by the outer tmpfs
+    hide_list = sorted(h for h in hide if not any(h != o and under(h, o) for o in hide))
+    keep = sorted(set(keep), key=len)
+    keep = [p for i, p in enumerate(keep) if not any(under(p, q) for q in keep[:i])]
+    return {"hide": hide_list, "keep": keep}
+
+
 @lru_cache(maxsize=1)
 def _probe() -> dict:
     is_root = os.geteuid() == 0
     unshare = shutil.which("unshare")
-    setpriv = shutil.which("setpriv")
+    private = [d for d in PRIVATE_DIRS if os.path.isdir(d) and not os.path.islink(d) and os.stat(d).st_mode & 0o002]
+    plan = _mount_plan(private)
     ns_ok, ns_why = False, ""
     if sys.platform != "linux":
         ns_why = "not Linux"
     elif not is_root:
-        ns_why = "not root (user-namespace mode is not implemented: no network/PID/mount namespaces)"
-    elif not (unshare and setpriv):
-        ns_why = "unshare/setpriv (util-linux) not found"
+        ns_why = "not root (a user-namespace mode is not implemented: no network/PID/mount namespaces)"
+    elif not unshare:
+        ns_why = "unshare (util-linux) not found"
     else:
+        probe_uid = _UID_BASE - 1
+        argv = _init_argv(unshare, probe_uid, 1, plan["hide"], private, plan["keep"],
+                          [sys.executable, "-I", "-S", "-c", "import sys; print(sys.path)"])
         try:
-            p = subprocess.run(
-                [unshare, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
-                 "--", "/bin/sh", "-c", "mount -t tmpfs tmpfs /tmp && setpriv --reuid=65534 --regid=65534 "
-                 "--clear-groups -- true"],
-                stdin=subprocess.DEVNULL, capture_output=True, timeout=20, cwd="/",
-            )
-            ns_ok = p.returncode == 0
-            ns_why = "" if ns_ok else f"unshare failed: {p.stderr.decode(errors='replace').strip()[:300]}"
+            with tempfile.TemporaryDirectory() as d:
+                p = subprocess.run(argv,
+                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=d, env={})
+            ns_ok = p.returncode == 0 and p.stdout.strip().startswith(b"[")
+            ns_why = "" if ns_ok else (f"unshare failed (exit {p.returncode}): "
+                                       f"{(p.stderr or p.stdout).decode(errors='replace').strip()[:300]}")
         except (OSError, subprocess.SubprocessError) as e:
             ns_why = f"unshare failed: {e}"
-    private = [d for d in PRIVATE_DIRS if os.path.isdir(d) and not os.path.islink(d) and os.stat(d).st_mode & 0o002]
+    # without a mount namespace a stranger uid can only run an interpreter it can reach
+    plain_uid_ok = is_root and not plan["hide"]
     return {
         "backend": "namespaces" if ns_ok else "plain",
         "network_namespace": ns_ok,
         "pid_namespace": ns_ok,
         "mount_namespace": ns_ok,
         "private_dirs": private if ns_ok else [],
-        "unique_uid": is_root,
+        "hidden_dirs": plan["hide"] if ns_ok else [],
+        "unique_uid": ns_ok or plain_uid_ok,
+        "plain_unique_uid": plain_uid_ok,
         "rlimits": ["cpu", "as", "fsize", "nproc", "nofile", "core"],
         "bubblewrap": shutil.which("bwrap"),
         "python": sys.executable,
         "why_not_namespaces": ns_why,
         "unshare": unshare,
-        "setpriv": setpriv,
+        "plan": plan,
     }
 
 
+def _init_argv(unshare: str, uid: int, tmp_mb: int, hide: list[str], private: list[str], keep: list[str],
+               program: list[str]) -> list[str]:
+    """``unshare`` into new mount/net/pid/ipc/uts namespaces running :data:`_NS_INIT` as PID 1."""
+    for p in [*hide, *private, *keep]:
+        if "\n" in p:
+            raise ValueError(f"folder name with a newline: {p!r}")
+    return [unshare, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
+            "--propagation", "private", "--", sys.executable, "-I", "-S", "-c", _NS_INIT, str(uid), str(tmp_mb),
+            INNER_WORKDIR, "\n".join(hide), "\n".join(private), "\n".join(keep), *program]
+
+
+def _effective(probe: dict) -> dict:
+    caps = dict(probe)
+    if os.environ.get(BACKEND_ENV, "").strip().lower() == "plain" and caps["backend"] != "plain":
+        caps.update(backend="plain", network_namespace=False, pid_namespace=False, mount_namespace=False,
+                    private_dirs=[], hidden_dirs=[], unique_uid=caps["plain_unique_uid"],
+                    why_not_namespaces=f"turned off by {BACKEND_ENV}=plain")
+    return caps
+
+
 def capabilities() -> dict:
-    """What confinement :func:`run_python` applies on this machine (probed once per process).
+    """What confinement :func:`run_python` applies on this machine now.
 
     Keys: ``backend`` ("namespaces" or "plain"), ``network_namespace``, ``pid_namespace``,
     ``mount_namespace`` (bools), ``private_dirs`` (folders that are a private tmpfs inside),
-    ``unique_uid`` (each execution runs as its own unused uid: true when the evaluator is root),
+    ``hidden_dirs`` (folders replaced by an empty tmpfs inside, except the interpreter's own
+    folders in them), ``unique_uid`` (each execution runs as its own unused uid, never root:
+    needs root, and without namespaces an interpreter that such a uid can reach),
     ``rlimits``, ``bubblewrap`` (path or None; not used), ``python``, ``why_not_namespaces``.
+    The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
+    turns the namespaces off (read at every call).
     """
-    return {k: v for k, v in _probe().items() if k not in ("unshare", "setpriv")}
+    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "plan", "plain_unique_uid")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +530,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     Everything it started is killed before this returns; the scratch folder is removed.
     """
     t0 = time.monotonic()
-    caps = _probe()
+    caps = _effective(_probe())
     use_ns = caps["backend"] == "namespaces"
     uid = _take_uid() if caps["unique_uid"] else None
     run_dir = None
@@ -458,9 +580,8 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
     home = INNER_WORKDIR if use_ns else scratch
     popen_kw: dict = {}
     if use_ns:
-        prelude = _NS_PRELUDE % {"dirs": " ".join(caps["private_dirs"]), "work": INNER_WORKDIR}
-        argv = [caps["unshare"], "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
-                "--mount-proc", "--", "/bin/sh", "-c", prelude, "sh", str(uid), str(int(limits.private_tmp_mb)), *py]
+        argv = _init_argv(caps["unshare"], uid, int(limits.private_tmp_mb), caps["plan"]["hide"], caps["private_dirs"],
+                          caps["plan"]["keep"], py)
     else:
         argv = py
         if uid is not None:
@@ -563,6 +684,8 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
     if use_ns and rc is not None and 128 < rc < 128 + 65:
         rc = -(rc - 128)  # the namespace's init (sh) reports the program's death by signal N as 128 + N
     status, reason = _classify(rc, killed_for, stderr, limits)
+    if use_ns and proc.returncode == _INIT_FAILED and "[sandbox-init]" in stderr and not killed_for:
+        status, reason = SANDBOX_ERROR, _last_line(stderr)
     got, skipped = _collect(scratch, inputs, limits, uid)
     return ExecResult(status, rc, stdout, stderr, out_cut, err_cut, got, wall, reason, use_ns, skipped)
 
