@@ -7,6 +7,15 @@ path colour fills at least ``COVER_MIN`` of its central 60 % beyond what the inp
 there (so start / end cells that share the path colour do not count as drawn).  A 2-px line
 through a 48-px cell fills ~7 % of that region, a full-cell line 100 %; anti-aliasing and JPEG
 keep the hue, which is what the colour classes test.
+
+The endpoints are judged on pixels, not cells: the start and end cells are filled with colours
+that a path may share (the default path red is in the end's colour class), so a path colour
+inside them proves nothing.  Instead the drawn line must *reach* each endpoint: near the
+endpoint, at a fixed local resolution, the pixels of the path colour or the endpoint's colour
+must join the line in a drawn neighbour cell to the endpoint's interior, with gaps of at most
+``BRIDGE`` x pitch bridged (a thin grid line drawn over the path, anti-aliasing).  A line that
+ends at the neighbour's centre leaves a passage-coloured gap of (0.5 - width / 2) x pitch and
+does not reach; a line that runs into the cell or only touches its edge does.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ COVER_MIN = 0.04
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
+LOCAL_PITCH = 40  # px per cell where endpoint contact is measured
+BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,13 @@ class DrawnPath:
     coverage: dict = field(compare=False)  # cell -> added share of path colour (cells > 0 only)
     fractions: Any = field(compare=False, repr=False, default=None)  # (n, n, classes) of the output
     located_by: str = "wall_box"  # or "scaled_input"
+    reaches: dict = field(compare=False, default_factory=dict)  # "start"/"end" -> EndpointContact
+
+
+@dataclass(frozen=True)
+class EndpointContact:
+    reached: bool
+    via: tuple | None = None  # the drawn neighbour cell whose line runs into the endpoint
 
 
 def _ring_wall_share(frac) -> float:
@@ -94,6 +112,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
 
     img, size = mg.open_rgb(output_image)
     located_by = "wall_box"
+    located_img = img
     try:
         box, frac, scale = _locate_with_ring(img, geometry.n, path_color)
     except mg.UnreadableGrid as first:
@@ -107,6 +126,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
             try:
                 found = _locate_with_ring(turned, geometry.n, path_color, relaxed=True)
                 located_by = f"deskewed_{angle:+.1f}deg"
+                located_img = turned
             except mg.UnreadableGrid:
                 found = None
         if found is None:  # a noisy image: the wall ring by cell majority
@@ -132,5 +152,58 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     chance = frac[..., mg.OTHER] * window / max(1.0, 360.0 - 3 * window)
     limit = threshold + NOISE_FACTOR * chance
     covered = frozenset(cell for cell, v in coverage.items() if v >= limit[cell])
-    return DrawnPath(box=box.scaled(scale), covered=covered, coverage=coverage, fractions=frac,
-                     located_by=located_by)
+    box = box.scaled(scale)
+    reaches = {name: endpoint_contact(located_img, box, cell, mg.GREEN if name == "start" else mg.RED,
+                                      covered, geometry, path_color)
+               for name, cell in (("start", geometry.start), ("end", geometry.goal))}
+    return DrawnPath(box=box, covered=covered, coverage=coverage, fractions=frac,
+                     located_by=located_by, reaches=reaches)
+
+
+def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered: frozenset,
+                     geometry: mg.MazeGeometry, path_color=mg.DEFAULT_PATH_RGB) -> EndpointContact:
+    """Does the line drawn in a covered neighbour of ``end`` run into (or touch) ``end``?
+
+    ``box`` is the grid in ``img``'s pixels.  Measured on the 3 x 3 cells around ``end``,
+    resampled to ``LOCAL_PITCH``: the mask of path-or-endpoint colour, dilated to bridge gaps of
+    ``BRIDGE`` x pitch, must join the line's pixels in the neighbour's central part to the
+    endpoint's central part."""
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    r, c = end
+    nbs = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    nbs = [nb for nb in nbs if nb in covered and 0 <= nb[0] < geometry.n and 0 <= nb[1] < geometry.n
+           and not geometry.grid[nb[0]][nb[1]]]
+    if not nbs:
+        return EndpointContact(False)
+    px, py = box.pitch_x, box.pitch_y
+    left, top = box.x0 + (c - 1) * px, box.y0 + (r - 1) * py
+    crop = img.crop((round(left), round(top), round(left + 3 * px), round(top + 3 * py)))
+    size = (3 * LOCAL_PITCH, 3 * LOCAL_PITCH)
+    # the crop box is rounded to whole pixels: map cell bands through the real scale
+    sx, sy = size[0] / max(1, crop.width), size[1] / max(1, crop.height)
+    ox, oy = (round(left) - left) * sx, (round(top) - top) * sy  # offset of the crop's origin
+    local = crop.resize(size, Image.BILINEAR if crop.width < size[0] else Image.BOX)
+    labels = mg.classify(np.asarray(local), path_color)
+    pcls = mg.path_class(path_color)
+    mask = (labels == pcls) | (labels == end_class)
+    rad = max(1, round(BRIDGE * LOCAL_PITCH / 2))
+    grown = ndimage.binary_dilation(mask, structure=np.ones((2 * rad + 1, 2 * rad + 1), bool))
+    parts, _ = ndimage.label(grown)
+
+    def central(cell, inset):
+        rr, cc = cell[0] - r + 1, cell[1] - c + 1
+        y0 = int(round((rr + inset) * py * sy - oy)), int(round((rr + 1 - inset) * py * sy - oy))
+        x0 = int(round((cc + inset) * px * sx - ox)), int(round((cc + 1 - inset) * px * sx - ox))
+        return slice(max(0, y0[0]), max(1, y0[1])), slice(max(0, x0[0]), max(1, x0[1]))
+
+    inside = parts[central(end, 0.3)][mask[central(end, 0.3)]]
+    targets = set(np.unique(inside).tolist()) - {0}
+    for nb in nbs:
+        region = central(nb, mg.INSET)
+        line = parts[region][labels[region] == pcls]
+        if targets & set(np.unique(line).tolist()):
+            return EndpointContact(True, nb)
+    return EndpointContact(False)

@@ -21,10 +21,13 @@ Reasons, checked in this order:
 * ``crosses_wall``: a wall cell is covered by the path (``details["wall_cells"]``);
 * ``disconnected``: the drawn cells (with start and end) fall into several 4-connected pieces:
   a gap, a diagonal jump or stray marks;
-* ``wrong_endpoint``: one connected drawing that misses the start or the end, or has a loose end
-  elsewhere (a dead-end detour; ``details["loose_ends"]``);
+* ``wrong_endpoint``: one connected drawing that misses the start or the end (``details["misses"]``:
+  its cells do not join them, or its pixels stop short of them: a line ending in the cell next
+  to an endpoint is not a path to it), or has a loose end elsewhere (a dead-end detour;
+  ``details["loose_ends"]``);
 * ``ok``: the drawn cells with start and end are one 4-connected set through passages whose only
-  ends are the start and the end (in the tree-shaped DoD mazes: exactly the unique path).
+  ends are the start and the end (in the tree-shaped DoD mazes: exactly the unique path), and
+  the drawn line reaches both endpoint cells (``details["reaches"]``).
 """
 
 from __future__ import annotations
@@ -113,6 +116,11 @@ def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> lis
     return out
 
 
+def _reached(drawn: mp.DrawnPath, name: str) -> bool:
+    contact = drawn.reaches.get(name)
+    return contact is not None and contact.reached
+
+
 def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict) -> MazeVerdict:
     start, goal = geom.start, geom.goal
     covered = set(drawn.covered)
@@ -144,6 +152,12 @@ def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict)
             return MazeVerdict(False, "disconnected", sorted_cells, info, True)
         missed = [name for name, cell in (("start", start), ("end", goal)) if cell not in pieces[0]]
         return MazeVerdict(False, "wrong_endpoint", sorted_cells, {**info, "misses": missed}, True)
+    # the cells alone cannot show the line reaching start and end (their fill may share the path
+    # colour, and a line stopping in the neighbour still makes one piece with them): the pixels
+    # must show the line running into (or touching) each endpoint cell
+    missed = [name for name in ("start", "end") if not _reached(drawn, name)]
+    if missed:
+        return MazeVerdict(False, "wrong_endpoint", sorted_cells, {**details, "misses": missed}, True)
     loose = sorted(c for c in cells - {start, goal}
                    if sum((c[0] + dr, c[1] + dc) in cells for dr, dc in bfs.STEPS) <= 1)
     if loose:
@@ -166,7 +180,8 @@ def verify_maze_edit(input_image: Any, output_image: Any, grid_evidence: dict | 
         except mg.UnreadableGrid as exc:
             return _unreadable("output", str(exc), n=geom.n)
         details = {**details, "located_by": drawn.located_by,
-                   "coverage": {f"{r},{c}": round(v, 3) for (r, c), v in sorted(drawn.coverage.items())}}
+                   "coverage": {f"{r},{c}": round(v, 3) for (r, c), v in sorted(drawn.coverage.items())},
+                   "reaches": {name: (list(ct.via) if ct.reached else None) for name, ct in drawn.reaches.items()}}
         return _judge(geom, drawn, mg.path_class(path_color), details)
     except Exception as exc:  # never raise: a scorer that raises aborts the whole lmms-eval run
         return _unreadable("unknown", f"internal error: {type(exc).__name__}: {exc}")
