@@ -37,6 +37,7 @@ What confines the code (``capabilities()`` says which parts are active on this m
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import selectors
@@ -61,6 +62,7 @@ MEMORY = "memory"
 OUTPUT_LIMIT = "output_limit"
 KILLED = "killed"
 SANDBOX_ERROR = "sandbox_error"
+SCRATCH_FULL = "scratch_full"  # internal: why it was killed (reported as output_limit)
 
 #: where the scratch folder appears inside a mount namespace
 INNER_WORKDIR = "/tmp/work"
@@ -85,6 +87,7 @@ class Limits:
     max_returned_files: int = 16  # new files returned in ExecResult.files ...
     max_returned_mb: float = 16.0  # ... at most this much in total (larger ones are skipped)
     private_tmp_mb: int = 64  # size of each private tmpfs (/tmp, /dev/shm, ...) in a mount namespace
+    max_scratch_mb: int = 256  # more than this in the scratch folder (checked every 0.5 s): killed, output_limit
 
 
 @dataclass(frozen=True)
@@ -451,6 +454,28 @@ def _uid_sweep(uid: int) -> None:
         pass
 
 
+def _tasks_of_uid(uid: int) -> int:
+    """Processes and threads running as ``uid`` (what RLIMIT_NPROC counts)."""
+    n = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/status") as f:
+                    txt = f.read()
+                if f"\nUid:\t{uid}\t" in txt:
+                    n += int(txt.split("\nThreads:")[1].split()[0])
+            except (OSError, IndexError, ValueError):
+                pass
+    return n
+
+
+@lru_cache(maxsize=1)
+def _warn_root_plain() -> None:
+    logging.getLogger("lmms_plugins").warning(
+        "[lmms_plugins] sandbox: no namespaces and no separate uid, so model code runs as root: only rlimits "
+        "(which root can raise) and the wall-clock kill confine it; see capabilities() and the README's Sandbox section")
+
+
 def _procs_of_uid(uid: int) -> list[int]:
     found = []
     for name in os.listdir("/proc"):
@@ -496,6 +521,28 @@ def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int], use_ns: 
                 break
             _uid_sweep(uid)
             time.sleep(0.02)  # killed processes need a moment to be reaped
+
+
+def _tree_bytes(root: str, stop_above: int) -> int:
+    """Bytes of the files under ``root`` (not following links); stops counting above ``stop_above``."""
+    total = 0
+    todo = [root]
+    while todo:
+        try:
+            with os.scandir(todo.pop()) as it:
+                for e in it:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            todo.append(e.path)
+                        elif e.is_file(follow_symlinks=False):
+                            total += e.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+                    if total > stop_above:
+                        return total
+        except OSError:
+            pass
+    return total
 
 
 def _memory_text(stderr_tail: str) -> bool:
@@ -574,8 +621,14 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
 
 def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> ExecResult:
     use_ns = caps["backend"] == "namespaces"
+    nproc = int(limits.max_processes)
+    if uid is None:
+        # RLIMIT_NPROC counts every process of the uid: leave room for what this user already runs
+        nproc += _tasks_of_uid(os.getuid())
+        if os.geteuid() == 0:
+            _warn_root_plain()
     rl = [int(max(1, limits.cpu_s + 0.999)), int(limits.memory_mb) << 20, int(limits.file_size_mb) << 20,
-          int(limits.max_processes), int(limits.max_open_files)]
+          nproc, int(limits.max_open_files)]
     py = [sys.executable, "-E", "-s", "-c", _BOOTSTRAP, *map(str, rl)]
     home = INNER_WORKDIR if use_ns else scratch
     popen_kw: dict = {}
@@ -624,7 +677,8 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
         pidfd = None
     open_fds = set(streams)
     exited = False
-    last_scan = 0.0
+    last_scan = time.monotonic()
+    scratch_cap = int(limits.max_scratch_mb) << 20
     try:
         while True:
             now = time.monotonic()
@@ -644,9 +698,14 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
                     proc.wait()
                     exited = True
                 break
-            if not use_ns and not exited and now - last_scan > 0.5:
+            if not exited and now - last_scan > 0.5:
                 last_scan = now
-                tree = list(dict.fromkeys(tree + _descendants(proc.pid)))
+                if not use_ns:
+                    tree = list(dict.fromkeys(tree + _descendants(proc.pid)))
+                if killed_for is None and _tree_bytes(scratch, scratch_cap) > scratch_cap:
+                    killed_for = SCRATCH_FULL
+                    _kill_all(proc, uid, tree, use_ns)
+                    deadline = min(deadline, time.monotonic() + 2.0)
             for key, _ in sel.select(timeout=min(0.5, max(0.0, deadline - now))):
                 fd = key.fd
                 if fd == pidfd:
@@ -695,6 +754,8 @@ def _classify(rc, killed_for, stderr: str, limits: Limits) -> tuple[str, str]:
         return TIMEOUT, f"killed after {limits.wall_s:g} s wall clock"
     if killed_for == OUTPUT_LIMIT:
         return OUTPUT_LIMIT, f"killed: more than {limits.max_output_bytes} bytes of output"
+    if killed_for == SCRATCH_FULL:
+        return OUTPUT_LIMIT, f"killed: more than {limits.max_scratch_mb} MB written into the scratch folder"
     if rc == 0:
         return OK, ""
     if rc is not None and rc < 0:
