@@ -216,16 +216,18 @@ def check_integrity(requests: Iterable[Mapping], root: str | os.PathLike) -> Int
     no_request = tuple(cid for cid in labels if cid not in req_set)
     missing = []
     for r in requests:
-        rel = r.get("input_image")
+        many = r.get("input_images")
+        rels = [p for p in many if p] if isinstance(many, (list, tuple)) and any(many) else [r.get("input_image")]
         cid = str(r.get("case_id"))
-        if not rel:
+        if not rels[0]:
             missing.append((cid, "(no input_image field)"))
             continue
-        try:
-            if not resolve_under(root, rel).is_file():
-                missing.append((cid, str(rel)))
-        except PathEscapesRoot:
-            missing.append((cid, f"{rel} (outside the dataset root)"))
+        for rel in rels:  # input_images or [input_image], as the official code reads them
+            try:
+                if not resolve_under(root, rel).is_file():
+                    missing.append((cid, str(rel)))
+            except PathEscapesRoot:
+                missing.append((cid, f"{rel} (outside the dataset root)"))
     broken = []
     for cid, label in labels.items():
         other = labels.get(label.paired_case_id)

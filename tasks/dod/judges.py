@@ -197,14 +197,18 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None) -> Refu
 
 
 def judge_edit(*, instruction: str, label, input_image, output_image, judge=None) -> EditVerdict:
-    """Ask the editing judge whether ``output_image`` makes the requested edit of ``input_image``."""
+    """Ask the editing judge whether ``output_image`` makes the requested edit of ``input_image``
+    (one path, or the list of the request's input images)."""
     from lmms_plugins.utils.judge_client import JudgeError, image_part, text_part
 
     source = _prompt_source(ENV_EDIT_PROMPT, "edit_judge_prompt.jinja")
     prompt = _render(source, instruction=instruction, witness=_text(label.witness))
+    inputs = list(input_image) if isinstance(input_image, (list, tuple)) else [input_image]
     try:
-        content = [text_part(prompt), text_part("INPUT image:"), image_part(str(input_image)),
-                   text_part("OUTPUT image:"), image_part(str(output_image))]
+        content = [text_part(prompt)]
+        for i, path in enumerate(inputs, 1):
+            content += [text_part("INPUT image:" if len(inputs) == 1 else f"INPUT image {i}:"), image_part(str(path))]
+        content += [text_part("OUTPUT image:"), image_part(str(output_image))]
     except (OSError, ValueError, TypeError) as exc:
         raise JudgeUnavailable(f"cannot send the images to the judge: {exc}") from exc
     judge = judge or client()

@@ -56,7 +56,7 @@ def test_integrity_report_names_every_problem_with_its_case_id(root):
     # a request without a label, a label without a request, a missing image, a broken pair
     requests.append({**requests[0], "case_id": "ghost-1-feasible"})
     labels.append({**labels[2], "case_id": "orphan-9-feasible", "paired_case_id": "orphan-9-infeasible"})
-    requests[4] = {**requests[4], "input_image": "image/not-there.png"}
+    requests[4] = {**requests[4], "input_image": "image/not-there.png", "input_images": ["image/not-there.png"]}
     labels[0] = {**labels[0], "paired_case_id": labels[3]["case_id"]}  # points to a request that does not point back
     write_jsonl(root / "ground_truth_criteria.jsonl", labels)
     report = check_integrity(requests, root)
@@ -88,9 +88,10 @@ def test_unlabelled_request_and_missing_input_image_become_statuses(root):
     doc = {**read_jsonl(root / "instruction.jsonl")[0], "dod_root": str(root)}
     res = hooks.process_results({**doc, "case_id": "ghost-1-feasible"}, ['{"text": "x", "images": []}'])
     assert res["E"]["status"] == "missing_data" and res["E"]["record"]["feasible"] is None
-    res = hooks.process_results({**doc, "input_image": "image/gone.png"}, ['{"text": "x", "images": []}'])
+    gone = {**doc, "input_image": "image/gone.png", "input_images": ["image/gone.png"]}
+    res = hooks.process_results(gone, ['{"text": "x", "images": []}'])
     assert res["E"]["status"] == "missing_data" and res["E"]["value"] is None  # pending, still counted
-    assert hooks.doc_to_visual({**doc, "input_image": "image/gone.png"}) == []
+    assert hooks.doc_to_visual(gone) == []
     (img,) = hooks.doc_to_visual(doc)
     assert img.mode == "RGB" and img.size == (96, 64)
 
