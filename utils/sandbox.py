@@ -6,33 +6,29 @@ Usage::
     r = run_python(code, {"image.png": png_bytes}, Limits(wall_s=20))
     r.status, r.stdout, r.stderr, r.files  # files = new files the code saved, e.g. plots
 
-Every call starts a new process (the current interpreter, ``sys.executable``, so numpy, Pillow,
-OpenCV, SciPy and scikit-image import as in the evaluator) in a fresh scratch folder that holds
-only the given files under the given names; the folder is removed afterwards. Calls share no
-state and may run in parallel threads.
+Every call starts a new process of the current interpreter (``sys.executable``: numpy, Pillow,
+OpenCV, SciPy and scikit-image import as in the evaluator) in a fresh scratch folder holding only
+the given files under the given names; the folder is removed afterwards. Calls share no state and
+may run in parallel threads. ``run_python`` never raises for what the code does: every outcome is
+an :class:`ExecResult` with a status.
 
-What confines the code (``capabilities()`` says which parts are active on this machine):
+Confinement (``capabilities()`` says what is active here; the README's "Sandbox" section says it
+in words):
 
-* always: its own session/process group; an empty environment (only PATH, HOME=scratch, LANG,
-  TMPDIR and a few thread-count variables; no API key or token of the parent); stdin is
-  ``/dev/null``; rlimits on CPU time, address space (memory), file size, open files and number
-  of processes, set before the code runs and not raisable by it (it never runs as root:
-  as root the evaluator gives every execution its own unused uid, so limits on processes apply
-  per execution and a ``kill -1`` sweep as that uid removes everything it started); a
-  wall-clock deadline after which everything it started is killed; stdout and stderr read
-  incrementally with a cap (``Limits.max_output_bytes``) beyond which it is killed.
-* where Linux namespaces are available (``unshare`` as root, or with user namespaces): a new
-  network namespace (no interface but a down loopback: no network at all, not even 127.0.0.1),
-  a new PID namespace (it sees only its own processes; when it ends, the kernel kills every
-  process left in it, including ones that escaped with ``setsid``), new IPC/UTS namespaces,
-  and a mount namespace in which the world-writable folders (/tmp, /var/tmp, /dev/shm,
-  /run/lock) are private, size-limited tmpfs: a write there is discarded at the end, never
-  seen by the host. The scratch folder appears at ``/tmp/work`` (its cwd and HOME).
-* not confined: reading files that any user may read (the Python installation, /etc, world-
-  readable project files); CPU/memory are per process (a program with many processes may use
-  up to ``max_processes`` x the per-process limits); without namespaces, the network and
-  the world-writable folders of the host are reachable, and a process that escaped its
-  session and whose parent exited is only found by the uid sweep (as root) and otherwise left.
+* always: a new session; an empty environment (PATH, HOME = TMPDIR = the scratch folder, LANG,
+  one-thread BLAS/OpenMP settings; nothing of the evaluator's, so no API key); stdin /dev/null;
+  rlimits (CPU time, address space, file size, open files, processes) lowered before the code
+  runs; a wall-clock deadline; stdout/stderr read as they come with a cap; the scratch folder's
+  size watched; everything the program started is killed when it ends or is killed; a
+  ``timeout`` watchdog kills it even if the evaluator itself dies.
+* with namespaces (Linux, evaluator is root, ``unshare`` works): its own unused uid (no
+  capabilities, no_new_privs), new network (nothing but a down loopback), PID, IPC, UTS and mount
+  namespaces; /tmp, /var/tmp, /dev/shm, /run/lock are private tmpfs; folders a stranger cannot
+  enter (e.g. /root) are an empty tmpfs except the interpreter's own folders; the scratch folder
+  is /tmp/work. When its PID namespace's init exits, the kernel kills everything left in it.
+* without them (``LMMS_PLUGINS_SANDBOX=plain`` forces this): as root with an interpreter a
+  stranger can reach, still its own uid (found and killed by uid); otherwise the evaluator's uid.
+  No network or file-system confinement beyond ordinary permissions.
 """
 
 from __future__ import annotations
@@ -52,7 +48,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Mapping
 
 OK = "ok"
@@ -70,6 +66,8 @@ INNER_WORKDIR = "/tmp/work"
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
 #: ``LMMS_PLUGINS_SANDBOX=plain`` turns the namespaces off (for a machine where they misbehave)
 BACKEND_ENV = "LMMS_PLUGINS_SANDBOX"
+#: the watchdog kills an execution this long after its wall-clock limit (if the evaluator did not)
+WATCHDOG_MARGIN_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -292,6 +290,7 @@ def _probe() -> dict:
         "python": sys.executable,
         "why_not_namespaces": ns_why,
         "unshare": unshare,
+        "timeout": shutil.which("timeout"),
         "plan": plan,
     }
 
@@ -328,7 +327,7 @@ def capabilities() -> dict:
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
     turns the namespaces off (read at every call).
     """
-    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "plan", "plain_unique_uid")}
+    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,19 +490,9 @@ def _procs_of_uid(uid: int) -> list[int]:
 def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int], use_ns: bool) -> None:
     """Kill the execution and everything it started; return when they are gone.
 
-    With a PID namespace, killing its init (the child of ``unshare``) makes the kernel kill
-    every process in it, and ``unshare`` exits only once they are all reaped. Otherwise: the
-    process group, the descendants seen while it ran, and (as root) every process of its uid."""
-    if use_ns:
-        for pid in _children(proc.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+    Its descendants (with namespaces: the namespace's init among them, whose death makes the
+    kernel kill every process in its PID namespace), its process group, the descendants seen
+    while it ran, and every process of its own uid (until none is left)."""
     for pid in _descendants(proc.pid) + tree:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -512,6 +501,10 @@ def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int], use_ns: 
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
         pass
     if uid is not None:
         end = time.monotonic() + 5
@@ -546,7 +539,7 @@ def _tree_bytes(root: str, stop_above: int) -> int:
 
 
 def _memory_text(stderr_tail: str) -> bool:
-    tail = stderr_tail[-2000:]
+    tail = "\n".join(stderr_tail.strip().splitlines()[-3:])  # the exception line of a traceback
     return any(s in tail for s in ("MemoryError", "Unable to allocate", "Cannot allocate memory",
                                     "std::bad_alloc", "Insufficient memory", "Failed to allocate"))
 
@@ -611,7 +604,10 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
         except (OSError, ValueError, TypeError) as e:
             return fail(f"could not prepare the scratch folder: {type(e).__name__}: {e}")
 
-        return _execute(code, scratch, inputs, limits, caps, uid, t0)
+        try:
+            return _execute(code, scratch, inputs, limits, caps, uid, t0)
+        except Exception as e:  # a bug or an odd machine: still a result, never an exception
+            return fail(f"the sandbox failed: {type(e).__name__}: {e}")
     finally:
         if uid is not None:
             _release_uid(uid)
@@ -631,12 +627,14 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
           nproc, int(limits.max_open_files)]
     py = [sys.executable, "-E", "-s", "-c", _BOOTSTRAP, *map(str, rl)]
     home = INNER_WORKDIR if use_ns else scratch
+    # a watchdog of its own: kills it even if this evaluator dies without cleaning up
+    watchdog = [caps["timeout"], "-s", "KILL", f"{limits.wall_s + WATCHDOG_MARGIN_S:g}"] if caps["timeout"] else []
     popen_kw: dict = {}
     if use_ns:
-        argv = _init_argv(caps["unshare"], uid, int(limits.private_tmp_mb), caps["plan"]["hide"], caps["private_dirs"],
-                          caps["plan"]["keep"], py)
+        argv = watchdog + _init_argv(caps["unshare"], uid, int(limits.private_tmp_mb), caps["plan"]["hide"],
+                                     caps["private_dirs"], caps["plan"]["keep"], py)
     else:
-        argv = py
+        argv = watchdog + py
         if uid is not None:
             popen_kw = {"user": uid, "group": uid, "extra_groups": []}
     try:
@@ -741,7 +739,7 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
     stderr, err_cut = err.text()
     rc = proc.returncode
     if use_ns and rc is not None and 128 < rc < 128 + 65:
-        rc = -(rc - 128)  # the namespace's init (sh) reports the program's death by signal N as 128 + N
+        rc = -(rc - 128)  # the namespace's init reports the program's death by signal N as 128 + N
     status, reason = _classify(rc, killed_for, stderr, limits)
     if use_ns and proc.returncode == _INIT_FAILED and "[sandbox-init]" in stderr and not killed_for:
         status, reason = SANDBOX_ERROR, _last_line(stderr)

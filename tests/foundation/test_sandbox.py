@@ -10,6 +10,8 @@ import resource
 import signal
 import socket
 import subprocess
+import sys
+import time
 import tempfile
 import threading
 import uuid
@@ -360,3 +362,32 @@ def test_capabilities_describe_this_machine():
     assert set(caps["rlimits"]) >= {"cpu", "as", "fsize", "nproc", "nofile"}
     if caps["backend"] == "plain":
         assert caps["why_not_namespaces"]
+
+
+@needs_uid
+def test_an_evaluator_killed_mid_run_leaves_nothing_behind():
+    """The watchdog (coreutils timeout) ends a sleeping program whose evaluator died without cleaning up."""
+    helper = (
+        "import os, sys, threading, time\n"
+        "from lmms_plugins.utils import sandbox\n"
+        "t = threading.Thread(target=sandbox.run_python, args=('import time\\ntime.sleep(600)', {}, sandbox.Limits(wall_s=2)))\n"
+        "t.start()\n"
+        "for _ in range(100):\n"
+        "    time.sleep(0.1)\n"
+        "    kids = sandbox._descendants(os.getpid())\n"
+        "    if len(kids) >= 3: break\n"
+        "time.sleep(0.3)\n"
+        "print(' '.join(map(str, sandbox._descendants(os.getpid()))), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", helper], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]
+    finally:
+        proc.kill()  # the evaluator dies: no cleanup runs
+        proc.wait()
+    assert len(pids) >= 3  # the watchdog, the sandbox process(es) and the program
+    end = time.monotonic() + 2 + sandbox.WATCHDOG_MARGIN_S + 10
+    while time.monotonic() < end and any(os.path.exists(f"/proc/{p}") for p in pids):
+        time.sleep(0.2)
+    assert not [p for p in pids if os.path.exists(f"/proc/{p}")]
