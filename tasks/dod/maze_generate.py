@@ -28,18 +28,21 @@ from . import maze_bfs as bfs
 MIN_CUT_DISTANCE = 4
 SPANNING_TREE_ALGORITHM = "randomized_depth_first_search"
 
-# This project's own wording of the official maze rules and instruction (same content).
+# The official maze rules and instruction, as the official example split has them
+# (data/dod_examples/instruction.jsonl of the visual-abstention repository): a model is asked
+# exactly what DoD asks it.
 RULES = (
-    "You are given a maze drawn on a square grid. Light-blue cells are walls and white cells are "
-    "open passages. The green cell is the start and the red cell is the end. A move goes from one "
-    "cell to a cell that shares a side with it (up, down, left or right); only white cells, the "
-    "start and the end may be entered. Diagonal moves are not allowed, and a path may never pass "
-    "through a wall cell."
+    "Light-blue cells are walls, white cells are traversable passages, green is start, red is end. "
+    "Legal moves connect orthogonally adjacent traversable cells, including colored endpoints. "
+    "Diagonal moves and crossing walls are prohibited. Keep grid topology and recognizable endpoints; "
+    "the requested red path overlay may mark passages and endpoint connections."
 )
 INSTRUCTION = (
-    "Edit the image: draw a single continuous red line that leads from the green start cell to the "
-    "red end cell through white cells only, and keep every other part of the maze unchanged."
+    "Using the red color, draw one continuous path from the green start to the red end along walkable "
+    "white cells only. Do not cross walls."
 )
+ALGORITHM = "exhaustive_bfs_4_neighbors_and_connected_tree_check"
+COORDINATES = "0-based [row, column], including outer walls"
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,20 @@ def _rows(grid) -> list[list[int]]:
     return [list(row) for row in grid]
 
 
+def _wall_frontier(grid, region) -> list[tuple[int, int]]:
+    """Wall cells that share a side with a cell of ``region``."""
+    n_rows, n_cols = len(grid), len(grid[0])
+    out = {(r + dr, c + dc) for r, c in region for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+           if 0 <= r + dr < n_rows and 0 <= c + dc < n_cols and grid[r + dr][c + dc] == 1}
+    return sorted(out)
+
+
+def _open_edges(grid) -> int:
+    """Undirected edges between side-adjacent open cells."""
+    cells = set(bfs.open_cells(grid))
+    return sum(((r + 1, c) in cells) + ((r, c + 1) in cells) for r, c in cells)
+
+
 def image_names(pair_id: str) -> dict[str, str]:
     return {"A": f"image/{pair_id}-A.png", "B": f"image/{pair_id}-B.png",
             "reference": f"image/{pair_id}-A-reference.png"}
@@ -165,19 +182,28 @@ def pair_records(pair: MazePair, pixel_checks: dict) -> tuple[list[dict], list[d
         raise AssertionError(f"generator bug: {pair.pair_id} infeasible map still connects the ends")
     feasible_reach = sorted(bfs.distances(pair.grid, start))
     cut_index = pair.path.index(cut)
+    pixels = pixel_checks.get("differing_pixels_feasible_vs_infeasible")
+    # the official program_verification keys (positive = feasible map A, negative = blocked map B)
     verification = {
-        "method": "breadth_first_search",
-        "start": list(start),
-        "end": list(goal),
-        "changed_cells": [list(cut)],
-        "feasible_path": _cells(pair.path),
-        "feasible_path_moves": len(pair.path) - 1,
-        "feasible_open_cells_form_tree": bfs.is_tree(pair.grid),
-        "infeasible_reachable_from_start": _cells(sorted(from_start)),
-        "infeasible_reachable_from_end": _cells(sorted(from_goal)),
-        "cut_distance_from_start": cut_index,
+        "algorithm": ALGORITHM,
+        "changed_cells": [{"A": ".", "B": "#", "row_col": list(cut)}],
+        "coordinate_convention": COORDINATES,
         "cut_distance_from_end": len(pair.path) - 1 - cut_index,
-        "pixel_checks": pixel_checks,
+        "cut_distance_from_start": cut_index,
+        "end": list(goal),
+        "input_pair_changed_pixels": pixels,
+        "input_pair_diff_exactly_one_white_to_wall_cell": pixels == pixel_checks.get("expected_differing_pixels"),
+        "negative_end_reachable_set": _cells(sorted(from_goal)),
+        "negative_endpoint_degrees": [len(bfs.open_neighbours(blocked, start)), len(bfs.open_neighbours(blocked, goal))],
+        "negative_path": None,
+        "negative_start_component_wall_frontier": _cells(_wall_frontier(blocked, from_start)),
+        "negative_start_reachable_set": _cells(sorted(from_start)),
+        "positive_path": _cells(pair.path),
+        "positive_undirected_edges": _open_edges(pair.grid),
+        "positive_unique_simple_path": bfs.is_tree(pair.grid),
+        "positive_walkable_vertices": len(bfs.open_cells(pair.grid)),
+        "start": list(start),
+        "pixel_checks": pixel_checks,  # this generator's own checks (not an official key)
     }
     source = {
         "dataset": "Draw-or-Decline synthetic maze (lmms-plugins)",
@@ -232,7 +258,7 @@ def pair_records(pair: MazePair, pixel_checks: dict) -> tuple[list[dict], list[d
             "grid_evidence": {
                 "grid": _rows(grid), "start": list(start), "goal": list(goal),
                 "path": _cells(pair.path) if feasible else None,
-                "reachable_from_start": _cells(feasible_reach) if feasible else _cells(sorted(from_start)),
+                "reachable_set": _cells(feasible_reach) if feasible else _cells(sorted(from_start)),
             },
         })
     return instructions, labels

@@ -49,17 +49,32 @@ def test_layout_and_fields(dataset: Path):
         assert req["input_image"].endswith("-A.png" if feasible else "-B.png")
         assert lab["expected_response"] == ("generate_image" if feasible else "cot_abstain_then_eos")
         assert lab["source"]["category_en"] == "maze" and lab["source"]["official_image"] is False
-        assert set(lab["grid_evidence"]) >= {"grid", "start", "goal", "path", "reachable_from_start"}
+        assert set(lab["grid_evidence"]) == {"grid", "start", "goal", "path", "reachable_set"}  # the official keys
         pv = lab["program_verification"]
-        assert set(pv) >= {"start", "end", "changed_cells", "feasible_path", "infeasible_reachable_from_start",
-                           "infeasible_reachable_from_end", "cut_distance_from_start", "cut_distance_from_end",
-                           "pixel_checks"}
+        assert set(pv) - {"pixel_checks"} == OFFICIAL_VERIFICATION_KEYS
+        (changed,) = pv["changed_cells"]
+        assert changed["A"] == "." and changed["B"] == "#" and len(changed["row_col"]) == 2
+        assert pv["positive_unique_simple_path"] is True and pv["negative_path"] is None
+        assert pv["positive_undirected_edges"] == pv["positive_walkable_vertices"] - 1  # a tree
+        assert pv["input_pair_diff_exactly_one_white_to_wall_cell"] is True
+        assert pv["negative_start_reachable_set"] == (lab["grid_evidence"]["reachable_set"] if not feasible
+                                                      else pv["negative_start_reachable_set"])
+        assert changed["row_col"] in pv["negative_start_component_wall_frontier"]
         if feasible:
             assert (dataset / lab["reference_image"]).is_file()
             assert lab["ground_truth"]["witness"].startswith("(1,1)->") and lab["ground_truth"]["certificate"] is None
         else:
             assert lab["reference_image"] is None and lab["ground_truth"]["witness"] is None
             assert "wall" in lab["ground_truth"]["certificate"]
+
+
+OFFICIAL_VERIFICATION_KEYS = {
+    "algorithm", "changed_cells", "coordinate_convention", "cut_distance_from_end", "cut_distance_from_start", "end",
+    "input_pair_changed_pixels", "input_pair_diff_exactly_one_white_to_wall_cell", "negative_end_reachable_set",
+    "negative_endpoint_degrees", "negative_path", "negative_start_component_wall_frontier",
+    "negative_start_reachable_set", "positive_path", "positive_undirected_edges", "positive_unique_simple_path",
+    "positive_walkable_vertices", "start",
+}
 
 
 def test_labels_hold_by_bfs(dataset: Path):
@@ -76,16 +91,16 @@ def test_labels_hold_by_bfs(dataset: Path):
         pv = lab["program_verification"]
         if lab["ground_truth"]["feasible"]:
             assert bfs.is_tree(grid)
-            assert [list(c) for c in path] == ev["path"] == pv["feasible_path"]
+            assert [list(c) for c in path] == ev["path"] == pv["positive_path"]
             assert lab["ground_truth"]["witness"] == bfs.format_path(path)
-            assert sorted(map(list, bfs.distances(grid, start))) == ev["reachable_from_start"]
+            assert sorted(map(list, bfs.distances(grid, start))) == ev["reachable_set"]
         else:
             assert path is None and ev["path"] is None
-            cut = tuple(pv["changed_cells"][0])
+            cut = tuple(pv["changed_cells"][0]["row_col"])
             assert grid[cut[0]][cut[1]] == 1
             assert min(pv["cut_distance_from_start"], pv["cut_distance_from_end"]) >= 4
-            assert sorted(map(list, bfs.distances(grid, start))) == pv["infeasible_reachable_from_start"]
-            assert sorted(map(list, bfs.distances(grid, goal))) == pv["infeasible_reachable_from_end"]
+            assert sorted(map(list, bfs.distances(grid, start))) == pv["negative_start_reachable_set"] == ev["reachable_set"]
+            assert sorted(map(list, bfs.distances(grid, goal))) == pv["negative_end_reachable_set"]
     assert sizes == {7, 9, 11}
     # the infeasible map is the feasible map with exactly the cut cell turned into a wall
     by_id = {lab["case_id"]: lab for lab in labels}
@@ -94,7 +109,7 @@ def test_labels_hold_by_bfs(dataset: Path):
             other = by_id[lab["paired_case_id"]]
             a, b = np.array(lab["grid_evidence"]["grid"]), np.array(other["grid_evidence"]["grid"])
             diff = np.argwhere(a != b).tolist()
-            assert diff == other["program_verification"]["changed_cells"] and a[tuple(diff[0])] == 0
+            assert diff == [c["row_col"] for c in other["program_verification"]["changed_cells"]] and a[tuple(diff[0])] == 0
 
 
 def test_images_differ_in_one_cell_interior(dataset: Path):
