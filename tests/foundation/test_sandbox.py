@@ -152,9 +152,9 @@ def test_parallel_executions_are_independent(backend):
 
 @both
 def test_infinite_loop_times_out(backend):
-    r = run_python("while True:\n    pass", {}, Limits(wall_s=1.5, cpu_s=30))
-    assert r.status == "timeout" and r.reason == "killed after 1.5 s wall clock"
-    assert r.wall_s >= 1.5
+    r = run_python("while True:\n    pass", {}, Limits(wall_s=1, cpu_s=30))
+    assert r.status == "timeout" and r.reason == "killed after 1 s wall clock"
+    assert r.wall_s >= 1
 
 
 def test_cpu_limit_is_a_timeout():
@@ -165,7 +165,7 @@ def test_cpu_limit_is_a_timeout():
 @both
 def test_closed_stdout_and_never_exits_times_out(backend):
     r = run_python("import os, time\nprint('bye', flush=True)\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.05)",
-                   {}, Limits(wall_s=1.5))
+                   {}, Limits(wall_s=1))
     assert r.status == "timeout" and r.stdout == "bye\n"
 
 
@@ -174,7 +174,7 @@ def test_fork_bomb_is_contained():
         "import os\nprint('UID=%d' % os.getuid(), flush=True)\n"
         "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
-    r = run_python(code, {}, Limits(wall_s=3, max_processes=32))
+    r = run_python(code, {}, Limits(wall_s=2, max_processes=32))
     assert r.status == "timeout", r
     if CAPS["unique_uid"]:
         assert _procs_of_uid(_uid_from(r.stdout)) == []  # every forked process is gone
@@ -349,7 +349,7 @@ def _escape_code(main_waits: bool) -> str:
 @needs_uid
 @pytest.mark.parametrize("main_waits", [True, False], ids=["killed_at_timeout", "killed_when_main_exits"])
 def test_setsid_escape_is_killed(main_waits):
-    r = run_python(_escape_code(main_waits), {}, Limits(wall_s=2.5))
+    r = run_python(_escape_code(main_waits), {}, Limits(wall_s=1.5))
     assert r.status == ("timeout" if main_waits else "ok"), r
     uid = _uid_from(r.stdout)
     assert _procs_of_uid(uid) == []  # the escaped grandchild is gone too
@@ -370,7 +370,7 @@ def test_an_evaluator_killed_mid_run_leaves_nothing_behind():
     helper = (
         "import os, sys, threading, time\n"
         "from lmms_plugins.utils import sandbox\n"
-        "t = threading.Thread(target=sandbox.run_python, args=('import time\\ntime.sleep(600)', {}, sandbox.Limits(wall_s=2)))\n"
+        "t = threading.Thread(target=sandbox.run_python, args=('import time\\ntime.sleep(600)', {}, sandbox.Limits(wall_s=1)))\n"
         "t.start()\n"
         "for _ in range(100):\n"
         "    time.sleep(0.1)\n"
@@ -387,7 +387,7 @@ def test_an_evaluator_killed_mid_run_leaves_nothing_behind():
         proc.kill()  # the evaluator dies: no cleanup runs
         proc.wait()
     assert len(pids) >= 3  # the watchdog, the sandbox process(es) and the program
-    end = time.monotonic() + 2 + sandbox.WATCHDOG_MARGIN_S + 10
+    end = time.monotonic() + 1 + sandbox.WATCHDOG_MARGIN_S + 10
     while time.monotonic() < end and any(os.path.exists(f"/proc/{p}") for p in pids):
         time.sleep(0.2)
     assert not [p for p in pids if os.path.exists(f"/proc/{p}")]
