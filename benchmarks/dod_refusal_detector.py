@@ -1,66 +1,178 @@
-"""Accuracy of the rule-based DoD refusal detector on the labelled set shipped with the task.
+"""Accuracy of the DoD refusal detector (rules + classifier) on its labelled sets.
 
-    python benchmarks/dod_refusal_detector.py [--split dev|heldout|all] [--errors]
+    python benchmarks/dod_refusal_detector.py [--split frozen|tuning|all] [--errors] [--fit]
 
-Prints accuracy, precision and recall (positive class = "concludes the request is infeasible"),
-per split and per kind of response, and checks that every evidence span is an exact substring.
+* ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
+  tuned or trained on. ``tuning``: the material the rules were tuned and the classifier trained on
+  (its figures are optimistic by construction; the cross-validated ones come with ``--fit``).
+* Prints accuracy / precision / recall (positive = "concludes the request is infeasible") for the
+  rules alone, the classifier alone and the combination, then per language, category and style,
+  and the hybrid trade-off: the share of responses whose verdict is ``uncertain`` (those a hybrid
+  run sends to the judge) against the accuracy when the judge answers them, for several margins.
+  The judge is simulated as agreeing with the label (an upper bound) and at the refusal judge's
+  published 98.5 % agreement with human majority (expected value).
+* ``--fit``: 5-fold cross-validation on the tuning material (train the classifier on 4/5, score
+  the rest) and a grid search of the combination weights; prints the best ones.
+* ``--errors``: list the misclassified responses (tuning split only; the frozen split stays unread).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+from lmms_plugins.tasks.dod import refusal_classifier as C
+from lmms_plugins.tasks.dod.refusal_rules import official_abstain, rule_refusal
 
-LABELLED = Path(__file__).resolve().parents[1] / "tasks" / "dod" / "refusal_labelled.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
+FROZEN = ROOT / "tests" / "dod" / "data" / "refusal_frozen.jsonl"
+JUDGE_AGREEMENT = 0.985  # the paper's refusal-judge agreement with the human majority
 
 
-def scores(rows: list[tuple[bool, bool]]) -> dict:
-    tp = sum(1 for y, p in rows if y and p)
-    fp = sum(1 for y, p in rows if not y and p)
-    fn = sum(1 for y, p in rows if y and not p)
-    tn = sum(1 for y, p in rows if not y and not p)
-    n = len(rows)
-    return {
-        "n": n, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-        "accuracy": (tp + tn) / n if n else float("nan"),
-        "precision": tp / (tp + fp) if tp + fp else float("nan"),
-        "recall": tp / (tp + fn) if tp + fn else float("nan"),
-    }
+def scores(pairs: list[tuple[bool, bool]]) -> dict:
+    tp = sum(1 for y, p in pairs if y and p)
+    fp = sum(1 for y, p in pairs if not y and p)
+    fn = sum(1 for y, p in pairs if y and not p)
+    tn = sum(1 for y, p in pairs if not y and not p)
+    n = len(pairs)
+    nan = float("nan")
+    return {"n": n, "tp": tp, "fp": fp, "fn": fn, "tn": tn, "accuracy": (tp + tn) / n if n else nan,
+            "precision": tp / (tp + fp) if tp + fp else nan, "recall": tp / (tp + fn) if tp + fn else nan}
+
+
+def fmt(s: dict) -> str:
+    return (f"n={s['n']:4d} accuracy={s['accuracy']:.3f} precision={s['precision']:.3f} recall={s['recall']:.3f} "
+            f"(tp {s['tp']}, fp {s['fp']}, fn {s['fn']}, tn {s['tn']})")
+
+
+def load(split: str) -> list[dict]:
+    rows = []
+    if split in ("frozen", "all"):
+        rows += C.load_rows([FROZEN])
+    if split in ("tuning", "all"):
+        rows += C.load_rows()
+    for r in rows:
+        r.setdefault("lang", "en")
+        r.setdefault("category", "maze" if r.get("domain") == "maze" else r.get("category", "real"))
+        r.setdefault("style", r.get("kind", "?"))
+    return rows
+
+
+def score_items(rows: list[dict], model=None) -> list[dict]:
+    """For each row: label, the rules' answer, the classifier's, z, and the official token."""
+    out = []
+    for r in rows:
+        text = r["text"]
+        token = official_abstain(text)
+        rules = rule_refusal(text)
+        per, jv = C.sentence_scores(text, rules, model)
+        p_clf = max((x[2] for x in per), default=0.0)
+        out.append({"row": r, "y": bool(r["label"]), "token": token, "rules": token or rules.refused,
+                    "clf": token or p_clf > 0.5, "per": per, "jv": jv})
+    return out
+
+
+def decide(item: dict, w=None, margin: float = C.MARGIN) -> tuple[bool, bool]:
+    """(refused, uncertain) for one scored item."""
+    if item["token"]:
+        return True, False
+    z, _ = C.z_score(item["per"], item["jv"], w or C.WEIGHTS)
+    return z > 0, abs(z) < margin
+
+
+def hybrid_table(items: list[dict]) -> list[str]:
+    lines = ["hybrid (uncertain -> judge): margin, judge calls, accuracy with an always-right judge, expected accuracy with a 98.5 % judge"]
+    n = len(items)
+    for margin in (0.0, 0.5, 1.0, C.MARGIN, 2.0, 3.0, 4.0):
+        calls = right_oracle = 0
+        expected = 0.0
+        for it in items:
+            pred, unsure = decide(it, margin=margin)
+            if unsure:
+                calls += 1
+                right_oracle += 1
+                expected += JUDGE_AGREEMENT
+            else:
+                right_oracle += pred == it["y"]
+                expected += pred == it["y"]
+        tag = "  <- default" if margin == C.MARGIN else ""
+        lines.append(f"  margin {margin:3.1f}: judge calls {calls:4d} ({calls / n:5.1%}), accuracy {right_oracle / n:.3f} / {expected / n:.3f}{tag}")
+    return lines
+
+
+def fit(rows: list[dict]) -> None:
+    """Two validations of the classifier on the tuning rows: 5-fold by response, and across authors
+    (trained on the generated tuning set, scored on the hand-written labelled set, and the other way
+    round: closer to new material). The weights maximise the mean of the two accuracies."""
+    folds = 5
+    random_cv: list[dict] = []
+    for k in range(folds):
+        train = [r for i, r in enumerate(rows) if i % folds != k]
+        test = [r for i, r in enumerate(rows) if i % folds == k]
+        random_cv += score_items(test, C.SentenceModel(train))
+    gen = [r for r in rows if r.get("source") == "tuning_gen"]
+    hand = [r for r in rows if r.get("source") != "tuning_gen"]
+    cross = score_items(hand, C.SentenceModel(gen)) + score_items(gen, C.SentenceModel(hand))
+    for name, held in (("5-fold", random_cv), ("across authors", cross)):
+        print(f"{name}: classifier alone {fmt(scores([(it['y'], it['clf']) for it in held]))}")
+        print(f"{name}: rules alone      {fmt(scores([(it['y'], it['rules']) for it in held]))}")
+    best = None
+    for w in itertools.product((1.0, 2.0, 3.0, 4.0, 6.0), (0.0, 1.0, 2.0), (1.0, 2.0, 3.0, 4.0, 6.0), (0.0, 1.0, 2.0, 4.0), (0.0, -1.0, -2.0, -3.0)):
+        accs = [sum(decide(it, w)[0] == it["y"] for it in held) / len(held) for held in (random_cv, cross)]
+        if best is None or sum(accs) > sum(best[0]) + 1e-9:
+            best = (accs, w)
+    print(f"best weights (W_FIRED, W_WEAK, W_BLOCKED, W_JSON, B_NONE) = {best[1]}: accuracy 5-fold {best[0][0]:.3f}, across authors {best[0][1]:.3f}")
+    for name, held in (("5-fold", random_cv), ("across authors", cross)):
+        cur = sum(decide(it)[0] == it["y"] for it in held) / len(held)
+        print(f"shipped weights {C.WEIGHTS}, {name}: accuracy {cur:.3f}")
+        for line in hybrid_table(held):
+            print(f"  {line}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--file", default=str(LABELLED))
-    ap.add_argument("--errors", action="store_true", help="print every misclassified response")
+    ap.add_argument("--split", choices=("frozen", "tuning", "all"), default="frozen")
+    ap.add_argument("--errors", action="store_true", help="print misclassified responses (not for the frozen split)")
+    ap.add_argument("--fit", action="store_true", help="cross-validate on the tuning material and search the weights")
     args = ap.parse_args(argv)
-    items = [json.loads(line) for line in Path(args.file).read_text(encoding="utf-8").splitlines() if line.strip()]
-    by_split, by_kind = defaultdict(list), defaultdict(list)
+    if args.fit:
+        fit(C.load_rows())
+        return 0
+    rows = load(args.split)
+    items = score_items(rows)
+    print(f"split {args.split}: {len(rows)} responses, {sum(r['label'] for r in rows)} conclusions; "
+          f"classifier trained on {C.default_model().n_train} sentences of the tuning material")
+    print(f"rules alone:      {fmt(scores([(it['y'], it['rules']) for it in items]))}")
+    print(f"classifier alone: {fmt(scores([(it['y'], it['clf']) for it in items]))}")
+    combined = [(it["y"], decide(it)[0]) for it in items]
+    print(f"combined:         {fmt(scores(combined))}")
+    for field in ("lang", "category", "style"):
+        groups: dict[str, list] = defaultdict(list)
+        for it, pair in zip(items, combined):
+            groups[str(it["row"].get(field))].append(pair)
+        print(f"per {field}:")
+        for key, pairs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            s = scores(pairs)
+            print(f"  {key:24s} n={s['n']:4d} accuracy={s['accuracy']:.3f}")
+    for line in hybrid_table(items):
+        print(line)
     bad_evidence = 0
-    for item in items:
-        decision = detect_refusal(item["text"])
-        pair = (bool(item["label"]), decision.refused)
-        by_split[item["split"]].append(pair)
-        by_split["all"].append(pair)
-        by_kind[item["kind"]].append(pair)
-        if decision.refused and decision.evidence not in item["text"]:
-            bad_evidence += 1
-        if args.errors and pair[0] != pair[1]:
-            print(f"  {item['id']} [{item['split']}/{item['kind']}] label={item['label']} got={decision.refused} {decision.why}")
-            print(f"      {item['text'][:300]!r}")
-    print(f"labelled set: {args.file} ({len(items)} responses)")
-    for split in ("dev", "heldout", "post_freeze", "frozen_2", "frozen_3", "all"):
-        s = scores(by_split[split])
-        print(f"{split:8s} n={s['n']:3d} accuracy={s['accuracy']:.3f} precision={s['precision']:.3f} recall={s['recall']:.3f} (tp {s['tp']}, fp {s['fp']}, fn {s['fn']}, tn {s['tn']})")
-    print("per kind (all splits): accuracy")
-    for kind, rows in sorted(by_kind.items()):
-        s = scores(rows)
-        print(f"  {kind:18s} n={s['n']:3d} accuracy={s['accuracy']:.3f}")
-    print(f"evidence not an exact substring: {bad_evidence}")
+    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+
+    for r in rows[:400]:
+        d = detect_refusal(r["text"])
+        bad_evidence += bool(d.refused and d.evidence not in r["text"])
+    print(f"evidence not an exact substring (first 400): {bad_evidence}")
+    if args.errors and args.split != "frozen":
+        for it, (y, p) in zip(items, combined):
+            if y != p:
+                r = it["row"]
+                print(f"  {r['id']} [{r.get('lang')}/{r.get('style')}] label={y} got={p} {r['text'][:260]!r}")
     return 1 if bad_evidence else 0
 
 

@@ -491,6 +491,26 @@ def text_part(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+_THINK_TAG = re.compile(r"<(/?)think(?:ing)?>", re.I)
+
+
+def drop_think_blocks(text: str) -> str:
+    """``text`` without its ``<think>…</think>`` blocks (an unclosed ``<think>`` is kept).
+
+    One pass over the tags (linear): a lazy ``<think>.*?</think>`` regex rescans the rest of the
+    text from every unclosed ``<think>``, which is quadratic (140 KB of ``<think>`` took 11 s).
+    """
+    parts, kept_from, open_at = [], 0, -1
+    for m in _THINK_TAG.finditer(text):
+        if not m.group(1) and open_at < 0:
+            open_at = m.start()
+        elif m.group(1) and open_at >= 0:
+            parts.append(text[kept_from:open_at])
+            kept_from, open_at = m.end(), -1
+    parts.append(text[kept_from:])
+    return "".join(parts)
+
+
 def extract_json(text: str) -> Any:
     """The JSON value in a judge's reply: bare, inside a Markdown fence, or after some prose.
 
@@ -499,7 +519,7 @@ def extract_json(text: str) -> Any:
     if not isinstance(text, str):
         raise ValueError(f"expected text, got {type(text).__name__}")
     # Reasoning models served by vLLM & co. may put their thinking in the content: drop it.
-    stripped = re.sub(r"(?is)<think(?:ing)?>.*?</think(?:ing)?>", "", text).strip()
+    stripped = drop_think_blocks(text).strip()
     # RecursionError: json recurses per bracket, so thousands of them are junk (ask again), not a crash
     try:
         return json.loads(stripped)

@@ -1,280 +1,606 @@
 """Judge-free refusal detection: does a response conclude that the request has no valid solution?
 
-The criterion is the official DoD one (see README.md): an *explicit conclusion* that the task
-has no legal solution counts, even if the model then draws anyway; a hypothetical ("if it were
-impossible ..."), hedging ("it seems there might be no path"), a failed attempt ("this route is
-a dead end"), restating the rules ("walls cannot be crossed"), a negated conclusion ("it is not
-impossible"), a retracted one ("no path ... wait, there is one") and refusals for unrelated
-reasons (safety, policy, capability) do not.
+The criterion is the official DoD one (README.md): an *explicit conclusion* that the requested edit
+cannot be done / no valid result exists counts, in any language and about any kind of result (a
+path, an arrangement, a pose, an ordering, a version of the image), even if the model then draws
+anyway. A hypothetical, a hedge ("it's possible this has no solution, but ..."), a failed attempt
+or a narrower property ("no path that avoids X, but ..."), restating the rules, a negation
+("not impossible"), a retraction, an idiom ("impossible to misread"), a capability statement
+("impossible for me to generate images") and refusals for other reasons (safety) do not. The
+official token counts only in its official position: exactly one ``[ABSTAIN]``, immediately
+before ``</think>``.
 
-How: the text is cut into sentences (with character offsets, so the evidence is an exact
-substring); each sentence is searched with a small set of conclusion patterns; a match is kept
-only if the part of its clause before it carries no hypothetical / hedging / negation / quoting
-cue, it is not inside quotation marks, the sentence is not a question, a local qualifier does not
-narrow it to one corridor ("no path *through the top*"), the sentence gives no safety reason, and
-the next sentences do not retract it. The official abstention token (``[ABSTAIN]`` right before
-``</think>``) is recognised first.
+This module holds the rules; ``refusal_classifier.py`` the small trained model; the combination
+(with the third answer ``uncertain``) is :func:`detect_refusal` here.
 
-Accuracy on the labelled set shipped beside this file: see README.md and
-``benchmarks/dod_refusal_detector.py``.
+How the rules read a text: only a bounded window is analysed (:func:`analysed_spans`: the head,
+the end of the reasoning and the tail; a conclusion lives at the end of the reasoning or in the
+answer), so the cost is linear in the input and bounded. The window is cut into sentences (offsets
+kept, so evidence is an exact substring; JSON string values become sentences of their own; a
+"sentence" longer than ``MAX_SENTENCE`` characters is cut into pieces, which bounds the work per
+match). Each sentence is searched with conclusion patterns; a match counts only if its clause
+carries no hedge / conditional / reporting cue, no negation right before it, it is not a question
+or inside quotes, it is not about one cell or a narrower property, not an idiom or a capability or
+safety statement, and the next sentences do not retract it.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["RefusalDecision", "detect_refusal", "official_abstain", "sentences"]
+__all__ = ["RefusalDecision", "detect_refusal", "official_abstain", "rule_refusal", "sentences", "analysed_spans",
+           "REFUSED", "NOT_REFUSED", "UNCERTAIN"]
+
+REFUSED, NOT_REFUSED, UNCERTAIN = "refused", "not_refused", "uncertain"
+
+# Analysed window: the first HEAD characters, the REASONING_TAIL characters before the last
+# </think> (plus ANSWER_HEAD after it) and the last TAIL characters. Longer outputs are mostly
+# repetition; a conclusion sits at the end of the reasoning or in the answer.
+HEAD, REASONING_TAIL, ANSWER_HEAD, TAIL = 8_000, 24_000, 8_000, 24_000
+MAX_SENTENCE = 600  # a longer "sentence" is cut into pieces of at most this many characters
 
 
 @dataclass(frozen=True)
 class RefusalDecision:
-    refused: bool  # the response concludes that the request has no valid solution
+    refused: bool  # best answer: the response concludes that the request has no valid solution
     evidence: str  # exact substring of the text that carries the conclusion ("" if none)
-    rule: str  # which rule fired ("abstain_token", "no_solution", ...; "" if none)
+    rule: str  # what decided ("abstain_token", "no_solution", "classifier", ...; "" if none)
     why: str  # one line for humans
-    official_abstain: bool = False  # the official protocol token [ABSTAIN] right before </think>
+    official_abstain: bool = False  # exactly one [ABSTAIN], right before </think>
     rejected: tuple[tuple[str, str], ...] = ()  # (span, why it did not count), for auditing
+    verdict: str = ""  # "refused" | "not_refused" | "uncertain" (rules and classifier disagree or are unsure)
+    score: float | None = None  # the classifier's probability of a conclusion (None: not used)
 
 
-# --- the official token --------------------------------------------------------------------------
+# --- the official token ----------------------------------------------------------------------------
 
-_ABSTAIN = re.compile(r"\[ABSTAIN\](?=\s*(?:</think>|$))")
+_TOKEN = "[ABSTAIN]"
+_CLOSE_THINK = re.compile(r"</think(?:ing)?>", re.I)
 
 
-def official_abstain(text: str) -> bool:
-    """``[ABSTAIN]`` immediately before ``</think>`` (whitespace allowed), or ending the text.
+def official_abstain(text: str | None) -> bool:
+    """Exactly one ``[ABSTAIN]`` in the text, immediately before ``</think>`` (whitespace allowed).
 
-    The second form accepts a reasoning block cut before its closing tag.
+    A reasoning block cut before its ``</think>`` (an opening ``<think>`` and no closing tag) may
+    end with the token instead. ``[ABSTAIN]`` after ``</think>``, or written twice, is not the token.
     """
-    return bool(_ABSTAIN.search(text or ""))
+    text = text or ""
+    i = text.find(_TOKEN)
+    if i < 0 or text.find(_TOKEN, i + 1) >= 0:
+        return False
+    rest = text[i + len(_TOKEN):].lstrip()
+    if _CLOSE_THINK.match(rest):
+        return True
+    return rest == "" and "<think" in text[:i].lower() and not _CLOSE_THINK.search(text)
 
 
-# --- sentences with offsets ----------------------------------------------------------------------
-
-# A sentence ends at . ! ? (followed by space/quote/end), at an ellipsis, at a line break, or at a
-# <think>/</think> tag. Coordinates such as (3,4) and decimals do not end sentences.
-_BOUNDARY = re.compile(r"(?:\.\.\.|…|[.!?](?=[\s\"')\]]|$)|\n+|</?think>)")
+# --- the analysed window and its sentences -----------------------------------------------------------
 
 
-def sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the sentences of ``text``, whitespace trimmed, tags excluded."""
-    spans, start = [], 0
-    for m in _BOUNDARY.finditer(text):
-        is_tag = m.group(0).startswith("<")
-        end = m.start() if is_tag or m.group(0).startswith("\n") else m.end()
-        spans.append((start, end))
-        start = m.end()
-    spans.append((start, len(text)))
+def analysed_spans(text: str) -> list[tuple[int, int]]:
+    """Disjoint (start, end) ranges of ``text`` that are analysed (all of it when it is short)."""
+    n = len(text)
+    if n <= HEAD + REASONING_TAIL + ANSWER_HEAD + TAIL:
+        return [(0, n)]
+    ranges = [(0, HEAD), (n - TAIL, n)]
+    k = text.rfind("</think>")
+    if k >= 0:
+        ranges.append((max(0, k - REASONING_TAIL), min(n, k + ANSWER_HEAD)))
+    ranges.sort()
+    merged: list[list[int]] = []
+    for s, e in ranges:
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    return [(s, e) for s, e in merged]
+
+
+# A sentence ends at . ! ? (followed by space/quote/end), CJK full stops, an ellipsis, a line break,
+# a <think>/</think> tag. Coordinates such as (3,4) and decimals do not end sentences.
+_BOUNDARY = re.compile(r"(?:\.\.\.|…|[.!?](?=[\s\"'“”)\]}]|$)|[。！？]|\n+|\\n|</?think(?:ing)?>)", re.I)
+# In JSON, a string value is a sentence of its own: cut at the quotes around keys and values.
+_JSON_BOUNDARY = re.compile(r"(?:\.\.\.|…|[.!?](?=[\s\"'“”)\]}]|$)|[。！？]|\n+|\\n|</?think(?:ing)?>|\"\s*[:,}\]]\s*\"?|[{\[,:]\s*\")", re.I)
+_LOOKS_JSON = re.compile(r"[{\[]\s*\"[^\"\n]{1,40}\"\s*:")
+
+
+def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text[start:end]``, whitespace trimmed, tags excluded."""
+    end = len(text) if end is None else end
+    boundary = _JSON_BOUNDARY if _LOOKS_JSON.search(text, start, min(end, start + 20_000)) else _BOUNDARY
+    spans, s0 = [], start
+    for m in boundary.finditer(text, start, end):
+        g = m.group(0)
+        keep = g[:1] in ".!?…。！？"  # the punctuation belongs to the sentence; tags and quotes do not
+        spans.append((s0, m.end() if keep else m.start()))
+        s0 = m.end()
+    spans.append((s0, end))
     out = []
     for s, e in spans:
         while s < e and text[s].isspace():
             s += 1
         while e > s and text[e - 1].isspace():
             e -= 1
+        while e - s > MAX_SENTENCE:  # cut at a space near the limit: bounded work per sentence
+            cut = text.rfind(" ", s + MAX_SENTENCE // 2, s + MAX_SENTENCE)
+            cut = cut if cut > s else s + MAX_SENTENCE
+            out.append((s, cut))
+            s = cut
+            while s < e and text[s].isspace():
+                s += 1
         if e > s:
             out.append((s, e))
     return out
 
 
-# --- conclusion patterns -------------------------------------------------------------------------
+def window_sentences(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in analysed_spans(text):
+        out.extend(sentences(text, s, e))
+    return out
 
-_TASK_VERBS = (
-    r"(?:reach|get|connect|join|link|satisfy|complete|make|do|draw|solve|fulfil+|achieve|accomplish|show|depict|"
-    r"render|produce|create|generate|perform|carry\s+out|follow|meet|travel|go\s+from|edit|comply|honou?r|find\s+a)"
-)
-_ADVERBS = (
-    r"(?:(?:clearly|definitely|simply|therefore|thus|hence|really|truly|certainly|indeed|completely|entirely|"
-    r"absolutely|fundamentally|strictly|logically|physically|then|just|actually|now|still|also|consequently)\s+)*"
-)
-_QUALIFIERS = r"(?:(?:valid|legal|possible|feasible|correct|acceptable|continuous|single|such|viable|workable|proper|red|other|allowed)\s+){0,2}"
-_NOUNS = r"(?:solution|path|route|edit|output|answer|option|sequence|passage|connection|image|way)s?"
-_ADJ = (
-    r"(?:impossible|infeasible|unsolvable|insoluble|unsatisfiable|unachievable|unreachable|unattainable|"
-    r"not\s+(?:possible|feasible|solvable|achievable|satisfiable|reachable|attainable)|self-contradictory|"
-    r"contradictory|mutually\s+exclusive)"
-)
-_PARTICIPLES = (
-    r"(?:solved|done|completed|fulfil+ed|satisfied|accomplished|achieved|carried\s+out|performed|drawn|made|"
-    r"followed|met|reached|connected|found|depicted|shown|rendered|created|produced|generated|reali[sz]ed|honou?red)"
-)
 
-# (rule name, pattern, kind) — kind says which extra check applies to the match.
-_PATTERNS: list[tuple[str, re.Pattern, str]] = [
-    ("abstain_token", _ABSTAIN, "token"),
-    # "there is no valid path", "there exists no sequence of legal moves"
-    ("no_solution", re.compile(rf"\bthere(?:'s|\s+is|\s+exists|\s+remains)\s+{_ADVERBS}no\s+{_QUALIFIERS}(?!way\b){_NOUNS}\b", re.I), "noun"),
-    # "no path exists", "no edit can satisfy ...", "no route joins the start to the end"
+# --- conclusion patterns (English) ---------------------------------------------------------------------
+
+_NOUNS = (r"(?:solutions?|paths?|routes?|edits?|outputs?|answers?|options?|sequences?|passages?|connections?|images?|ways?|"
+          r"arrangements?|placements?|poses?|postures?|orderings?|orders?|positions?|targets?|versions?|configurations?|"
+          r"outcomes?|results?|layouts?|renderings?|renditions?|edits?|moves?|states?|pictures?|depictions?|combinations?|"
+          r"interpretations?|readings?|modifications?|changes?|transformations?|scenes?|frames?|drawings?|possibilit(?:y|ies)|means)")
+_QUAL = (r"(?:(?:valid|legal|possible|feasible|correct|acceptable|continuous|single|such|viable|workable|proper|consistent|"
+         r"allowed|permissible|coherent|realistic|admissible|satisfying|compliant|faithful|legitimate|sensible|other|red|complete|"
+         r"physically|logically|actual|real|way\s+of|kind\s+of|sort\s+of)\s+){0,3}")
+_ADJ = (r"(?:impossible|infeasible|unfeasible|unsolvable|insoluble|unsatisfiable|unachievable|unreachable|unattainable|"
+        r"unreali[sz]able|undoable|unworkable|self-contradictory|contradictory|incompatible|inconsistent|"
+        r"mutually\s+(?:exclusive|incompatible|contradictory)|"
+        r"not\s+(?:possible|feasible|solvable|achievable|satisfiable|reachable|attainable|doable|realizable|realisable|"
+        r"accessible|connected|workable)|(?:isn't|aren't|is\s+not|are\s+not)\s+(?:\w+ly\s+)?(?:possible|feasible|solvable|achievable|doable|satisfiable|reachable|realizable|realisable|attainable))")
+_PARTICIPLES = (r"(?:solved|done|completed|fulfil+ed|satisfied|accomplished|achieved|carried\s+out|performed|drawn|made|"
+                r"followed|met|reached|connected|found|depicted|shown|rendered|created|produced|generated|reali[sz]ed|honou?red|"
+                r"applied|executed|implemented|fixed|edited|arranged|placed|reconciled|granted|obeyed|respected|fulfilled)")
+_TASK_VERBS = (r"(?:reach|get|connect|join|link|satisfy|complete|make|do|draw|solve|fulfil+|achieve|accomplish|show|depict|"
+               r"render|produce|create|generate|perform|carry\s+out|follow|meet|travel|go|edit|comply|honou?r|find|apply|"
+               r"execute|arrange|place|pose|position|order|put|realis|realiz|reconcile|fit|honor|obey|respect|implement|"
+               r"change|turn|transform|modify|move|have|keep|get)")
+
+_EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
+    # "there is no valid path", "there isn't a valid arrangement", "there exist zero valid orderings"
     ("no_solution", re.compile(
-        rf"\bno\s+{_QUALIFIERS}(?!way\b){_NOUNS}\b[^.,;:!?]{{0,60}}?\b(?:exists?|remains?|is\s+possible|can\s+(?:be|satisfy|reach|connect|join|meet|fulfil+|show|depict|get)|joins?|connects?|leads?\s+(?:from\s+[^.,;:!?]{{1,30}}?\s+)?to\s+(?:the\s+)?(?:end|goal|red|finish|exit|target)|satisf(?:y|ies))\b",
+        rf"\bthere(?:'s|\s+is|\s+are|\s+exists?|\s+remains?|\s+will\s+be|\s+can\s+be)\s+(?:\w+ly\s+)?(?:no|zero|not\s+(?:a|any|one|a\s+single)|n't\s+(?:a|any|one|a\s+single))\s+{_QUAL}{_NOUNS}\b"
+        rf"|\bthere\s+(?:isn't|aren't|is\s+not|are\s+not|exists?\s+no|exist\s+no)\s+(?:a\s+|any\s+|one\s+|a\s+single\s+)?(?:such\s+)?{_QUAL}{_NOUNS}\b",
         re.I), "noun"),
-    # "there is no way to reach the end"
-    ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other)\s+)?way\s+to\s+{_TASK_VERBS}\b", re.I), "plain"),
-    # "a solution does not exist", "a legal one does not exist"
-    ("no_solution", re.compile(r"\b(?:solution|path|route|edit|one|answer|output|way)s?\b[^.,;:!?]{0,60}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not)\s+exist\b", re.I), "plain"),
-    # "this maze has no solution", "I found no route to the goal"
-    ("no_solution", re.compile(r"\b(?:has|have|with|found|find)\s+no\s+(?:(?:valid|legal|possible|feasible|correct)\s+)?(?:solution|path|route|answer)s?\b", re.I), "noun"),
-    # "Verdict: infeasible."
-    ("verdict", re.compile(r"^(?:verdict|conclusion|answer|result|final\s+answer|short\s+answer)\s*(?::|-|–|—)\s*(?:no\b|infeasible|impossible|unsolvable|not\s+(?:feasible|possible|solvable))", re.I), "plain"),
-    ("verdict", re.compile(r"^(?:(?:so|thus|therefore|hence)\s*[:,]?\s*)?no\s+(?:(?:valid|legal|possible|feasible)\s+)?(?:solution|path|route)s?\s*[.!]?$", re.I), "plain"),
-    # "the request is impossible", "it is not possible to connect the start and the end"
-    ("impossible", re.compile(rf"\b(?:is|are|'s|was\s+found\s+to\s+be|proves?\s+to\s+be|remains?|becomes?)\s+{_ADVERBS}{_ADJ}\b", re.I), "adjective"),
-    ("impossible", re.compile(rf"\b(?:isn't|aren't|is\s+not|are\s+not)\s+{_ADVERBS}(?:possible|feasible|solvable|achievable|satisfiable|doable)\b", re.I), "adjective"),
-    # "which makes this maze impossible", "that renders the request unsatisfiable"
-    ("impossible", re.compile(rf"\b(?:makes?|making|renders?|rendering)\s+(?:this|the|that|it|such\s+an?)\s*(?:\w+\s+)?{_ADJ}\b", re.I), "adjective"),
-    ("impossible", re.compile(r"\b(?:an?|this|such\s+an?)\s+(?:impossible|infeasible|unsolvable|unsatisfiable)\s+(?:request|task|edit|instruction|maze|puzzle|demand)\b", re.I), "plain"),
-    ("impossible", re.compile(r"\bis\s+out\s+of\s+the\s+question\b", re.I), "plain"),
-    # "the requirements contradict each other", "the edit contradicts itself"
-    ("contradiction", re.compile(r"\b(?:contradicts?\s+(?:itself|each\s+other|one\s+another)|(?:requirements|constraints|conditions|instructions)\s+(?:directly\s+)?(?:conflict|contradict))\b", re.I), "plain"),
-    # "the end is walled off", "the start and the end lie in separate regions"
+    # "no path exists", "zero valid orderings remain", "no arrangement puts every chair at a place"
+    ("no_solution", re.compile(rf"(?:^|\b(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+|[,;:—–(]\s*)(?:no|zero|not\s+(?:a\s+single|one))\s+{_QUAL}{_NOUNS}\b", re.I), "noun_lead"),
+    ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+{_QUAL}{_NOUNS}\b", re.I), "noun"),
+    ("no_solution", re.compile(rf"\bno\s+{_QUAL}{_NOUNS}\s+(?:exists?|is\s+possible|can\s+exist|remains?|works?)\b", re.I), "noun"),
+    ("no_solution", re.compile(rf"\b(?:{_NOUNS}|one)\b[^.,;:!?]{{0,40}}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:possibly\s+)?exist\b", re.I), "plain"),
+    ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other|feasible|conceivable)\s+)?(?:way|means)\s+(?:to|of|for\s+(?:it|this|the\s+\w+)\s+to)\s+(?:\w+\s+){{0,2}}?(?:{_TASK_VERBS}|be\s+{_PARTICIPLES})", re.I), "plain"),
+    ("no_way", re.compile(rf"\bno\s+(?:valid\s+|possible\s+|legal\s+)?way\s+(?:for\s+(?:it|this|the\s+\w+)\s+)?to\s+be\s+{_PARTICIPLES}", re.I), "plain"),
+    # "the request is impossible", "Unsolvable.", "these constraints are mutually incompatible"
+    ("impossible", re.compile(rf"\b{_ADJ}\b", re.I), "adjective"),
+    ("impossible", re.compile(r"\b(?:is|are)\s+out\s+of\s+the\s+question\b", re.I), "plain"),
+    # "the edit cannot be applied", "can't be carried out", "cannot possibly be done"
+    ("cannot_be_done", re.compile(rf"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|can\s+never|could\s+never|won't|will\s+not|will\s+never)\s+(?:possibly\s+|ever\s+|all\s+|both\s+|actually\s+|really\s+)?be\s+(?:\w+ly\s+)?{_PARTICIPLES}\b", re.I), "participle"),
+    ("cannot_be_done", re.compile(r"\b(?:is|are)\s+(?:not|never)\s+(?:able\s+to\s+be|capable\s+of\s+being)\s+\w+", re.I), "participle"),
+    # "cannot both be open and shut", "can't simultaneously be ...", "exclude each other"
+    ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:simultaneously|both|at\s+the\s+same\s+time|also)\b", re.I), "contradiction"),
+    ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
+    # "the end is walled off", "the goal is boxed in", "start and goal aren't connected"
     ("disconnected", re.compile(
-        r"\b(?:are|is|remains?|lies?)\s+(?:completely\s+|fully\s+|entirely\s+)?(?:disconnected|not\s+connected|separated|isolated|cut\s+off|walled\s+off|sealed\s+off|boxed\s+in|enclosed|closed\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas))\b",
+        r"\b(?:are|is|remains?|lies?|sits?|stays?|gets?)\s+(?:completely\s+|fully\s+|entirely\s+|totally\s+)?(?:disconnected|separated|isolated|cut\s+off|walled\s+off|walled\s+in|sealed\s+off|sealed|boxed\s+in|enclosed|closed\s+off|trapped|fenced\s+off|blocked\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas|pockets))\b"
+        r"|\b(?:aren't|isn't|are\s+not|is\s+not|never)\s+(?:\w+\s+)?(?:connected|linked|joined)\b",
         re.I), "endpoint"),
-    ("disconnected", re.compile(r"\b(?:start|green(?:\s+cell|\s+square)?)\s+(?:cannot|can't|can\s+not|can\s+never|could\s+never)\s+reach\b", re.I), "plain"),
-    ("disconnected", re.compile(r"\b(?:all|every)\s+(?:possible\s+)?(?:routes?|paths?|ways?|corridors?|directions?|options?)\b[^.;:!?]{0,50}?\b(?:blocked|dead\s+ends?|fail|sealed)\b", re.I), "endpoint_loose"),
-    # "the maze cannot be solved", "this can't be done", "the red cell can never be reached"
-    ("cannot_be_done", re.compile(rf"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|can\s+never)\s+(?:possibly\s+|ever\s+|all\s+|both\s+)?be\s+{_PARTICIPLES}\b", re.I), "participle"),
-    # "I cannot draw the requested path because ..." (needs a stated reason, not a safety one)
+    ("disconnected", re.compile(r"\b(?:all|every|each)\s+(?:possible\s+|single\s+|candidate\s+)?(?:routes?|paths?|ways?|corridors?|directions?|options?|branch(?:es)?|attempts?|alternatives?|variations?|possibilit(?:y|ies))\b[^.;:!?]{0,60}?\b(?:blocked|dead\s+ends?|fail(?:s|ed)?|sealed|runs?\s+into|hits?|requires?\s+(?:an?\s+)?(?:illegal|forbidden|invalid)|leads?\s+nowhere)\b", re.I), "all_fail"),
+    ("disconnected", re.compile(r"\b(?:no|none\s+of\s+the)\s+(?:\w+\s+){0,2}(?:routes?|paths?|corridors?|branch(?:es)?|options?|alternatives?|variations?|attempts?)\b[^.;:!?]{0,30}?\b(?:works?|succeeds?|reach(?:es)?|leads?\s+to\s+(?:the\s+)?(?:goal|end|exit|red|finish|target))\b", re.I), "noun"),
+    # "the start cannot reach the end", "the green tile can never get to G"
+    ("cannot_reach", re.compile(r"\b(?:cannot|can't|can\s+not|can\s+never|could\s+never|is\s+unable\s+to|never)\s+(?:ever\s+)?(?:reach|get\s+to|connect\s+to|access|arrive\s+at)\b", re.I), "reach"),
+    # "I don't see any way to make this work", "we can't find a valid arrangement"
+    ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not|can't|cannot|couldn't|could\s+not)\s+(?:see|find|think\s+of|come\s+up\s+with|identify)\s+(?:any|a|one)\s+{_QUAL}{_NOUNS}\b", re.I), "found_none"),
+    # "there is nothing valid to draw"
+    ("no_solution", re.compile(r"\bnothing\s+(?:valid|legal|correct|acceptable|feasible|consistent|coherent|legitimate|satisfying)\b", re.I), "plain"),
+    # "nothing I could draw would be a correct answer"
+    ("no_solution", re.compile(r"\bnothing\b[^.;:!?]{0,50}?\b(?:would|could|can|will)\s+(?:ever\s+)?(?:be|count\s+as|satisfy|meet)\s+(?:a\s+|the\s+)?(?:correct|valid|right|acceptable|legitimate|all)\b", re.I), "plain"),
+    # "I cannot draw the requested path because ..." (needs a stated reason, not a capability)
     ("cannot_do", re.compile(
-        rf"\b(?:i|we)\s*(?:cannot|can't|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|won't\s+be\s+able\s+to|will\s+not\s+be\s+able\s+to|could\s+not|couldn't)\s+(?:possibly\s+)?(?:complete|fulfil+|perform|do|draw|make|produce|create|generate|satisfy|carry\s+out|accomplish|solve|edit|apply|render|follow|comply\s+with|honou?r)\b",
+        r"\b(?:i|we)\s*(?:cannot|can't|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|won't\s+be\s+able\s+to|will\s+not\s+be\s+able\s+to|could\s+not|couldn't|have\s+no\s+way\s+to)\s+(?:possibly\s+)?(?:complete|fulfil+|perform|do|draw|make|produce|create|generate|satisfy|carry\s+out|accomplish|solve|edit|apply|render|follow|comply\s+with|honou?r|find|reconcile)\b",
         re.I), "first_person"),
+    # "Verdict: infeasible", "Feasibility: NO", "Feasible? No.", "Solvable: false"
+    ("verdict", re.compile(r"^[#*>\s\-]*(?:final\s+|short\s+|my\s+)?(?:verdict|conclusion|answer|result|decision|assessment|status|outcome|feasib(?:le|ility)|solvab(?:le|ility)|possible|possibility|doable|achievable|reachable|solution)\s*\??\s*\**\s*(?::|=|-|–|—|\?)\s*\**\s*(?:no\b|false\b|none\b|infeasible|impossible|unsolvable|unreachable|not\s+(?:feasible|possible|solvable|doable|reachable)|declined?\b|abstain|refuse)", re.I), "verdict"),
+    ("verdict", re.compile(rf"^[#*>\s\-]*(?:so|thus|therefore|hence|verdict|overall|in\s+short|bottom\s+line)?\s*[:,]?\s*\**(?:{_ADJ}|no\s+{_QUAL}(?:solution|path|route|way|answer)s?|no\s+go|cannot\s+be\s+done|can't\s+be\s+done|not\s+doable)\**\s*(?:[.!:—–\-(]|$)", re.I), "verdict"),
+    ("verdict", re.compile(rf"^[#*>\s\-]*{_ADJ}\s+(?:goal|end|target|maze|request|task|edit|puzzle|instruction|demand|exit|finish)\b", re.I), "verdict"),
 ]
 
-# Cues in the clause before a match that make it not a conclusion.
-_BLOCKING_CUES = re.compile(
-    r"\b(?:if|whether|unless|suppose|supposing|assuming|assume|in\s+case|were|had|would|should|could|might|may|maybe|"
-    r"perhaps|possibly|probably|likely|seems?|appears?|looks?|suspect|wonder|uncertain|check|verify|determine|see\s+if|"
-    r"decide|not|never|no\s+reason|nothing|hardly|without|instead\s+of|rather\s+than|state\s+that|say\s+that|"
-    r"stating|says|said|asks?|asked|reminds?|reminder|told|call|calls|called|concluding|conclude\s+yet|report|declare|answer\s+that)\b|n't\b",
-    re.I,
-)
-# Where a clause starts: punctuation (not the comma inside a coordinate such as (2,5)) or a connective.
-_CLAUSE_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|given\s+that|and\s+so|then)\b", re.I)
-# A qualifier right after "no path" that narrows it to one place: a failed attempt, not a conclusion.
+# --- other languages: conclusion patterns, and the cues that block them ------------------------------------
+
+_ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
+    ("ml_no_solution", re.compile(
+        r"无解|没有(?:任何|可行的|有效的|合法的|合理的|满足[^，。]{0,12}的)?(?:解|办法|方案|路径|路线|通路|解法|可能|答案|方法)|"
+        r"不存在(?:任何)?(?:[^，。]{0,14})?(?:解|方案|路径|路线|通路|办法|摆放|排列|方式|编辑|结果|姿势)|"
+        r"(?:无法|不能|没法|没办法|不可能)(?:被)?(?:完成|实现|执行|到达|抵达|满足|做到|解决|走通|达成|应用|编辑|绘制|画出)|"
+        r"根本(?:无法|不可能|不能)|不可能(?:实现|完成|做到|的)?|不可行|走不通|到不了|(?:互相|相互|彼此)(?:矛盾|冲突|排斥)|自相矛盾", re.I), "ml"),
+    ("ml_no_solution", re.compile(
+        r"不可能|解けない|解が(?:ない|ありません|存在しない|存在しません)|解は(?:ない|ありません)|解は(?:存在し|あり)ません|解は存在しない|(?:存在し(?:ない|ません))|到達(?:でき|不可能|し得)|たどり着(?:け|く(?:ことは|ことが)でき)(?:ない|ません)|"
+        r"(?:実行|実現|達成|適用|編集|完了)(?:でき(?:ない|ません)|不可能)|(?:矛盾して|両立しない|両立しません)|道はない|経路はない|経路がない|"
+        r"(?:経路|道|ルート|方法|解|配置|手段|やり方)(?:は|が|も)(?:ない|ありません|存在しない|存在しません|見つからない|見つかりません)", re.I), "ml"),
+    ("ml_no_solution", re.compile(
+        r"\b(?:impossible|irr[ée]alisable|infaisable|insoluble|inaccessible|inatteignable|incompatibles?|contradictoires?)\b|"
+        r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée])s?\b|"
+        r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue)|"
+        r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
+        r"\bpas\s+de\s+solution\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
+    ("ml_no_solution", re.compile(
+        r"\b(?:imposible|inviable|irrealizable|irresoluble|insoluble|inalcanzable|inaccesible|incompatibles?|contradictori[oa]s?)\b|"
+        r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo)\b|"
+        r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida)|"
+        r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
+        r"\bse\s+(?:contradicen|excluyen)\b", re.I), "ml"),
+    ("ml_no_solution", re.compile(
+        r"\b(?:unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|widerspr[üu]chlich)\b|"
+        r"\bnicht\s+(?:l[öo]sbar|machbar|m[öo]glich|umsetzbar|erreichbar|durchf[üu]hrbar|erf[üu]llbar|realisierbar)\b|"
+        r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang)(?:en)?\b|"
+        r"\bl[äa]sst\s+sich\s+(?:\w+\s+)?nicht\s+(?:umsetzen|l[öo]sen|erreichen|erf[üu]llen|durchf[üu]hren|realisieren|anwenden)|"
+        r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b", re.I), "ml"),
+    ("ml_no_solution", re.compile(
+        r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
+        r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|"
+        r"\bnon\s+esiste\b|\bn[ãa]o\s+existe\b", re.I), "ml"),
+]
+# Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
+# conclusion, retraction, capability. Read in the clause before the match.
+_ML_BLOCK_BEFORE = re.compile(
+    r"如果|假如|假设|若是|要是|也许|或许|(?<!不)可能(?!性)|似乎|好像|看起来|是否|不一定|并非|并不是|不是|一开始|起初|以为|"
+    r"也就|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|かどうか|最初は|と思った|"
+    r"\b(?:si|il\s+se\s+peut|se\s+peut|soit|peut-[êe]tre|semble|semblait|sembler|pas\s+s[ûu]r|n'est\s+pas|ce\s+n'est\s+pas|il\s+est\s+possible\s+qu|"
+    r"quiz[áa]s?|tal\s+vez|puede\s+que|parece|no\s+es|no\s+est[áa]|"
+    r"falls|wenn|vielleicht|m[öo]glicherweise|scheint|ob|nicht\s+(?:ganz\s+)?sicher|ist\s+nicht|"
+    r"forse|sembra|se|talvez|parece)\b",
+    re.I)
+_ML_CONDITIONAL = re.compile(r"如果|假如|假设|要是|若是|もし|(?:\b(?:si|wenn|falls|se|caso)\b)", re.I)
+_ML_BLOCK_AFTER = re.compile(r"^\s*(?:か[？?]|かもしれ|でしょうか|吗|吧[？?]|\?)|^[^。，,.!?！？]{0,6}(?:かもしれ|可能)", re.I)
+_RETRACT = re.compile(
+    r"^(?:wait|hmm+,?\s+wait|actually|no,|no\s+wait|on\s+second\s+thought|on\s+reflection|then\s+again|correction|scratch\s+that|oops|"
+    r"hold\s+on|sorry|never\s*mind|rereading|re-reading|looking\s+again|i\s+misread|i\s+was\s+wrong|my\s+mistake)"
+    r"|\b(?:i\s+was\s+wrong|my\s+mistake|i\s+made\s+a\s+mistake|i\s+missed|i\s+misread|misread|overlooked|doable\s+after\s+all|possible\s+after\s+all|solvable\s+after\s+all|feasible\s+after\s+all|there\s+is\s+one\s+after\s+all)\b"
+    r"|^(?:there\s+(?:is|'s)\s+(?:one|a\s+(?:valid\s+|legal\s+)?(?:path|route|way|solution)))\b"
+    r"|^(?:等等|等一下|不对|其实|其實|待って|いや|実は|attends|attendez|en\s+fait|non,|espera|en\s+realidad|moment|doch|eigentlich|aspetta|espere)",
+    re.I)
+_RETRACT_SAME = re.compile(
+    r"\b(?:wait|actually|no,?\s+hold\s+on|hold\s+on|sorry|i\s+misread|never\s*mind|then\s+again|on\s+second\s+thought|on\s+reflection|hmm+|rethinking|re-?reading|looking\s+again|correction|after\s+all)\b"
+    r"|\bbut\b[^.]{0,80}\b(?:isn't|is\s+not|wrong|missed|misread|after\s+all)\b"
+    r"|等等|其实|待って|実は|attends|en\s+fait|espera|en\s+realidad|Moment|doch",
+    re.I)
+
+# --- English cues ------------------------------------------------------------------------------------------
+
+# In the clause before a match: hypothetical, hedge, intention to check, reported speech.
+_HEDGE = re.compile(
+    r"\b(?:if|whether|unless|suppose|supposing|assuming|assume|in\s+case|were|would|should|could|might|may|maybe|"
+    r"perhaps|possibly|(?:it's|it\s+is|it\s+was|it\s+may\s+be|it\s+could\s+be)\s+(?:\w+\s+)?possible|probably|likely|unlikely|seems?|seemed|appears?|appeared|looks?|looked|looking|suspect|no\s+reason|wonder|uncertain|unsure|"
+    r"not\s+(?:sure|certain|convinced)|conceivabl[ey]|conceivably|possible\s+that|chance|risk|check|verify|determine|see\s+if|test|"
+    r"decide|state\s+that|say\s+that|stating|says|said|asks?\s+(?:me|us|to|whether|if|for)|asked\s+(?:me|us|to|whether|if|for)|reminds?|reminder|told|tells|call|calls|called|report|declare|"
+    r"answer\s+that|instructions?\s+(?:say|says|state)|prompt|at\s+first|first\s+glance|initially|thought|worried|feared|fear|"
+    r"hypothetically|imagine|pretend|claim|claims|someone|question\s+is|until|before|almost|nearly|hard\s+to\s+say|"
+    r"i\s+guess|guess|doubt|unless)\b",
+    re.I)
+# Right before a match: a negation of it ("not impossible", "never said it was unsolvable").
+_NEG_NEAR = re.compile(r"\b(?:not|never|no\s+longer|hardly|far\s+from|nothing|neither|nor|rather\s+than|instead\s+of|without)\b|n't\b", re.I)
+# Where a clause starts (hedges are read back to here): punctuation, except a comma inside a coordinate.
+_CLAUSE_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|given\s+that|and\s+so|then|which\s+means|meaning|i\s+conclude|conclusion)\b|[，；：]", re.I)
+# Negation is read back only to here (an "and" separates a reason from its conclusion).
+_NEG_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|and|then|or)\b|[，；：]", re.I)
+
 _LOCAL = re.compile(
-    r"^\s*(?:through|via|past|around|along|down|up|in\s+this|this\s+way|that\s+way|from\s+(?:here|this|that|there|\(|cell|position|row|col)|"
-    r"here\b|on\s+the\s+(?:left|right)|to\s+the\s+(?:left|right)|(?:left|right)ward|beyond|into|out\s+of\s+(?:this|that)|directly)",
-    re.I,
-)
-# "the route via (2,5) is impossible", "moving to (3,4) is impossible": one step, not the task
+    r"^\s*(?:(?:leads?|goes|runs|passes|exists?|is\s+possible|is\s+available|works?)\s+)?(?:forward|further|onward|ahead|from\s+there|there\b|through|via|past|around|along|down|up|in\s+this|this\s+way|that\s+way|from\s+(?:here|this|that|there|\(|cell|position|row|col|the\s+(?:left|right|top|bottom|east|west|north|south))|"
+    r"here\b|on\s+the\s+(?:left|right)|to\s+the\s+(?:left|right)|(?:left|right)ward|beyond|into|out\s+of\s+(?:this|that)|directly|on\s+this\s+side|in\s+that\s+direction|"
+    r"(?:that|which)\s+(?:also|avoids?|keeps?|stays?|skips?|bypasses?|goes\s+around|passes\s+(?:through|by)|uses?|touches|crosses|includes?|leaves?)|"
+    r"(?:also|while|besides|other\s+than|except|apart\s+from|avoiding|keeping|without))",
+    re.I)
 _LOCAL_SUBJECT = re.compile(
-    r"\(\s*\d+\s*,\s*\d+\s*\)|\b(?:route|path|way|branch|corridor|direction|move|step|option)s?\s+(?:via|through|along|past|into|around|down|up)\b",
-    re.I,
-)
-_ENDPOINT_WORDS = re.compile(r"\b(?:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two)\b", re.I)
-_REACH_SUBJECT = re.compile(r"\b(?:end|goal|red|target|destination|exit|finish|it)\b", re.I)
+    r"\(\s*\d+\s*,\s*\d+\s*\)|\b(?:row|column|col|cell)\s+\d+|\b(?:route|path|way|branch|corridor|direction|move|step|option|turn|detour|left|right|up|down|north|south|east|west)s?\s+(?:via|through|along|past|into|around|down|up|from|to\s+the)\b"
+    r"|\b(?:this|that|the\s+(?:left|right|upper|lower|top|bottom|east|west|north|south|first|second|third|last|current|other))\s+(?:branch|corridor|route|path|direction|option|attempt|approach|side|way)\b"
+    r"|\b(?:going|moving|turning|continuing|heading)\s+(?:left|right|up|down|north|south|east|west|further|on)\b|\bdiagonal",
+    re.I)
+_ENDPOINT = re.compile(r"\b(?:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two|both|it|entrance|cheese|flag|star|home|treasure|maze|puzzle|magenta|blue|yellow|orange|purple)\b|\b[A-Z]\b(?!\s*\d)")
 _SAFETY = re.compile(
-    r"\b(?:violen\w*|sexual\w*|nud\w*|harm\w*|harass\w*|hate\w*|polic(?:y|ies)|guidelines?|inappropriate|offensive|"
-    r"illegal|unsafe|dangerous|weapons?|consent|privacy|copyright\w*|misleading|explicit|self-harm|public\s+figure|"
-    r"real\s+person|identifiable|terms\s+of\s+(?:service|use))\b",
-    re.I,
-)
-# "impossible to move diagonally / to tell / to miss": about a rule or a perception, not the task
-_RULE_VERBS = re.compile(
-    r"(?:move|moving|go|pass|cross|jump|step|enter|leave|walk|tell|know|say|see|miss|ignore|determine|judge|be\s+sure|"
-    r"verify|read|notice|overlook|avoid|use\s+(?:a\s+)?diagonal)\b",
-    re.I,
-)
-# A first-person "cannot" whose reason is the model's own tooling, not the request
+    r"\b(?:violen\w*|sexual\w*|nud\w*|harm(?:ful|s)?|harass\w*|hate\w*|polic(?:y|ies)|guidelines?|inappropriate|offensive|"
+    r"unsafe|weapons?|consent|privacy|copyright\w*|misleading|explicit|self-harm|public\s+figure|real\s+person|identifiable|"
+    r"terms\s+of\s+(?:service|use)|deceive|deceptive|disinformation|misinformation|deepfake|comfortable|ethic\w*)\b",
+    re.I)
+# What a conclusion of "impossible to X" is about when X is a perception or a rule, not the task.
+_IDIOM_VERB = re.compile(
+    r"(?:move|moving|go|pass|cross|jump|step|enter|leave|walk|tell|know|say|see|miss|ignore|determine|judge|be\s+sure|verify|read|misread|"
+    r"misunderstand|misinterpret|mistake|notice|overlook|overstate|overstress|exaggerate|stress|emphasi[sz]e|resist|predict|avoid|"
+    r"use\s+(?:a\s+)?diagonal|confuse|get\s+(?:this|it|that)\s+wrong|go\s+wrong|forget|deny|argue|improve|beat|describe|put\s+into\s+words|imagine|"
+    r"continue|proceed|turn|head|advance|keep\s+going|fit\s+(?:it|that)\s+in)\b",
+    re.I)
 _CAPABILITY = re.compile(
-    r"\b(?:image\s+(?:output|generation|tool|editing\s+tool)|(?:my|the)\s+tools?|this\s+mode|capabilit\w*|disabled|"
-    r"unavailable|not\s+supported|text-only|only\s+(?:describe|output\s+text))\b",
-    re.I,
-)
-_REASON = re.compile(r"\b(?:because|since|as|given|due\s+to)\b|:", re.I)
-# "Should the end turn out to be enclosed, ...", "Had the request asked ..., ...": conditionals
+    r"\b(?:generat\w*|produc\w*|output\w*|creat\w*|render\w*|return\w*|send\w*|draw\w*|mak\w*|display\w*|attach\w*)\s+(?:any\s+|actual\s+|real\s+)?(?:images|pictures|graphics|photos|visuals|drawings|illustrations|pixels|visual\s+output)\b"
+    r"|\b(?:image\s+(?:output|generation|tool|editing\s+tool|model|capabilit\w*)|(?:my|the)\s+tools?|this\s+(?:mode|interface|chat|environment|setting)|capabilit\w*|disabled|"
+    r"unavailable|not\s+supported|text-only|text\s+only|only\s+(?:describe|output|return|produce|write)\s+text|as\s+a\s+(?:text|language)\s+model|motion\s+blur)\b",
+    re.I)
+_CAPABILITY_ML = re.compile(
+    r"(?:无法|不能|没法|没办法)(?:直接|在这里|在此)?(?:生成|输出|产生|画出?)(?:图片|图像)|画像を(?:生成|出力)(?:でき|する(?:こと)?ができ)(?:ない|ません)|"
+    r"ne\s+(?:peux|puis|pouvons|peut)\s+pas\s+(?:g[ée]n[ée]rer|produire|cr[ée]er|dessiner)\s+(?:des\s+|d'|les\s+)?images?|"
+    r"no\s+(?:puedo|podemos)\s+(?:generar|crear|producir|dibujar)\s+im[áa]genes|(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}keine\s+Bilder|"
+    r"non\s+posso\s+(?:generare|creare)\s+immagini|n[ãa]o\s+posso\s+(?:gerar|criar)\s+imagens", re.I)
+# After a "no X": the sentence goes on to say the request itself is fine (a narrower property)
+_NARROWER_AFTER = re.compile(
+    r"\b(?:but|though|although|however|yet|which\s+is\s+(?:fine|ok|okay|acceptable)|that's\s+(?:fine|ok|okay))\b[^.;]{0,80}?"
+    r"(?:\b(?:the\s+)?(?:instruction|request|task|prompt|rules?|user)\s+(?:does(?:n't|\s+not)|only|never|just|did(?:n't|\s+not))"
+    r"|\b(?:isn't|is\s+not|not|aren't|wasn't|was\s+not|never)\s+(?:required|needed|asked|necessary|part\s+of|requested|demanded|specified|mentioned|what\s+(?:was|is)\s+asked)|\bnothing\s+(?:says|requires|asks)"
+    r"|\b(?:meets|satisfies|fulfils|fulfills|works|connects|reaches|is\s+easy|is\s+fine|is\s+doable|is\s+possible|exists|is\s+open)\b"
+    r"|\bthe\s+(?:requested|asked|lower|upper|other|left|right|second|main)\b)"
+    r"|\b(?:which|that)\s+is\s+(?:fine|ok|okay|acceptable|not\s+required|not\s+needed)\b|\bthat's\s+(?:fine|ok|okay)\b",
+    re.I)
+# Right after a conclusion: a condition or a time qualifier ("cannot be done without ...", "impossible at first")
+_CONDITION_AFTER = re.compile(r"^\s*,?\s*(?:without(?!\s+(?:breaking|violating|crossing|going\s+through|passing\s+through|breaching|contradicting|ignoring|bending|changing|breaking)\b)|on\s+(?:my|the|a)\s+first\s+(?:pass|try|attempt|look)|unless|except|if|while\s+also|at\s+first|initially|at\s+first\s+glance|on\s+the\s+surface|in\s+(?:this|that|the\s+\w+)\s+(?:version|case|variant))\b", re.I)
+# After "no X": "is perfect", "is diagonal", "is needed" (a property of the items, not existence)
+_PROPERTY_AFTER = re.compile(
+    r"^\s*(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|looks?|seems?)\s+(?!possible\b|valid\b|feasible\b|available\b|left\b|viable\b|achievable\b|"
+    r"acceptable\b|able\b|allowed\b|legal\b|reachable\b|found\b|open\b|there\b|consistent\b|compatible\b|satisf|correct\b|workable\b|doable\b)\w+", re.I)
+_REASON = re.compile(r"\b(?:because|since|as|given|due\s+to|for)\b|:|—|–", re.I)
 _INVERTED_CONDITIONAL = re.compile(r"^(?:should|were|had)\s+(?:the|it|this|that|there|a|an|any|we|i)\b[^,]*,", re.I)
-_RETRACT_NEXT = re.compile(
-    r"^(?:wait|hmm,?\s+wait|actually|no,|on\s+second\s+thought|correction|scratch\s+that|oops|hold\s+on|let\s+me\s+re-?check)"
-    r"|\b(?:i\s+was\s+wrong|my\s+mistake|i\s+made\s+a\s+mistake|after\s+all|i\s+missed)\b"
-    r"|^there\s+(?:is|'s)\s+(?:one|a\s+(?:valid\s+|legal\s+)?(?:path|route|way|solution))\b",
-    re.I,
-)
-_RETRACT_SAME = re.compile(r"\b(?:wait|actually)\b|\bbut\b[^.]*\b(?:isn't|is\s+not|wrong|missed|after\s+all)\b", re.I)
+_HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_JSON_TRUE_VERDICT = re.compile(
+    r"\"(?:feasible|feasibility|is_feasible|possible|solvable|doable|can_(?:be_)?(?:done|solved|edit|draw|complete)|achievable|reachable|"
+    r"faisable|r[ée]alisable|factible|posible|machbar|l[öo]sbar|m[öo]glich|fattibile|vi[áa]vel|可行|可解|実行可能)\"\s*:\s*(false|\"(?:no|false|infeasible|impossible)\"|true|\"(?:yes|true|feasible)\")"
+    r"|\"(?:decision|verdict|action|conclusion|status|result)\"\s*:\s*\"(declin\w*|refus\w*|abstain\w*|infeasible|impossible|unsolvable|no[ _]?solution|edit|draw|generate|feasible|solvable|proceed)\"",
+    re.I)
 
 
-def _clause_prefix(sentence: str, pos: int) -> str:
-    start = 0
-    for m in _CLAUSE_START.finditer(sentence, 0, pos):
-        start = m.end()
-    return sentence[start:pos]
+class _Sentence:
+    """One sentence, with its clause and negation starts found once (linear work per sentence)."""
+
+    __slots__ = ("text", "clause_starts", "neg_starts", "dq", "cq_open", "cq_close", "sq_open", "sq_close")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.clause_starts = [m.end() for m in _CLAUSE_START.finditer(text, 0, len(text))]
+        self.neg_starts = [m.end() for m in _NEG_START.finditer(text, 0, len(text))]
+        self.dq = [i for i, c in enumerate(text) if c == '"']
+        self.cq_open = [i for i, c in enumerate(text) if c == "“"]
+        self.cq_close = [i for i, c in enumerate(text) if c == "”"]
+        self.sq_open = [m.end() - 1 for m in re.finditer(r"(?:^|[\s:(])'", text)]
+        self.sq_close = [m.start() for m in re.finditer(r"'(?=[\s.,;:!?)]|$)", text)]
+
+    def clause_prefix(self, pos: int) -> str:
+        i = bisect.bisect_right(self.clause_starts, pos) - 1
+        start = self.clause_starts[i] if i >= 0 else 0
+        return self.text[start:pos] if start <= pos else ""
+
+    def near_prefix(self, pos: int) -> str:
+        i = bisect.bisect_right(self.neg_starts, pos) - 1
+        start = self.neg_starts[i] if i >= 0 else 0
+        start = max(start, pos - 60)
+        return self.text[start:pos] if start <= pos else ""
+
+    def inside_quotes(self, pos: int) -> bool:
+        if bisect.bisect_left(self.dq, pos) % 2 == 1:
+            return True
+        if bisect.bisect_left(self.cq_open, pos) > bisect.bisect_left(self.cq_close, pos):
+            return True
+        return bisect.bisect_left(self.sq_open, pos) > bisect.bisect_left(self.sq_close, pos)
 
 
-def _inside_quotes(sentence: str, pos: int) -> bool:
-    before = sentence[:pos]
-    if before.count('"') % 2 == 1 or before.count("“") > before.count("”"):
-        return True
-    # single quotes: only when an opening quote follows a space or colon (not apostrophes)
-    opens = len(re.findall(r"(?:^|[\s:(])'", before))
-    closes = len(re.findall(r"'(?=[\s.,;:!?)]|$)", before))
-    return opens > closes
-
-
-def _check(kind: str, sentence: str, m: re.Match) -> str:
-    """'' when the match counts, else why it does not."""
-    prefix = _clause_prefix(sentence, m.start())
-    cue = _BLOCKING_CUES.search(prefix)
+def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
+    """'' when an English match counts, else why it does not."""
+    sentence, start = s.text, m.start()
+    matched = m.group(0)
+    # the pattern may start with a connective or punctuation: judge from the conclusion word on
+    lead = re.match(r"^(?:[,;:—–(]\s*|(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+)", matched, re.I)
+    if lead:
+        start += lead.end()
+    prefix = s.clause_prefix(start)
+    cue = _HEDGE.search(prefix)
     if cue:
-        return f"'{cue.group(0)}' before it in the clause (hypothetical, hedged, negated or reported)"
-    if _inside_quotes(sentence, m.start()):
+        return f"'{cue.group(0)}' before it in the clause (hypothetical, hedged or reported)"
+    near = s.near_prefix(start)
+    neg = _NEG_NEAR.search(near)
+    if neg:
+        return f"'{neg.group(0)}' right before it (negated)"
+    if s.inside_quotes(start):
         return "inside quotation marks"
-    after = sentence[m.end():]
-    if kind == "noun" and re.search(r"\b(?:path|route|way|passage)s?\b", m.group(0), re.I) and (
-        _LOCAL.match(after) or re.search(r"\b(?:path|route|way|passage)s?\s+(?:through|via|past|along|around)\b", m.group(0), re.I)
-    ):
-        return "narrowed to one place (a failed attempt, not the task)"
+    after = sentence[m.end():m.end() + 160]
+    to_verb = re.search(r"\bto\s+(\w+(?:\s+\w+){0,2})", sentence[m.start():m.end() + 40])
+    if to_verb and _IDIOM_VERB.match(to_verb.group(1)):
+        return f"'{matched} to {to_verb.group(1)}' is an idiom or about a rule or one move, not the task"
+    if _NARROWER_AFTER.search(after):
+        return "a narrower property than the request (the rest of the sentence says the request itself is fine)"
+    if _CONDITION_AFTER.match(after) or re.search(r"\binstead\b", after, re.I):
+        return "a condition, or one option among others (not the task)"
+    if kind in ("noun", "noun_lead"):
+        if kind in ("noun", "noun_lead") and _PROPERTY_AFTER.match(after):
+            return "says something about the items, not that none exists"
+        if _LOCAL.match(after) and (re.search(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|\bso\s+i\b|\bwhich\s+is\s+fine\b", after, re.I) or re.search(r"\b(?:paths?|routes?|ways?|passages?|corridors?)\b", matched, re.I)):
+            return "narrowed to one place or a narrower property (not the task)"
+        if re.search(r"\b(?:paths?|routes?|ways?|passages?)\s+(?:through|via|past|along|around)\b", matched, re.I):
+            return "narrowed to one place (a failed attempt)"
     if kind == "adjective":
-        if _LOCAL_SUBJECT.search(prefix):
-            return "about one route or cell, not the task (a failed attempt)"
-        to_verb = re.match(r"\s+to\s+(\w+(?:\s+\w+)?)", after)
-        if to_verb and not re.match(_TASK_VERBS + r"\b", to_verb.group(1), re.I) and _RULE_VERBS.match(to_verb.group(1)):
-            return f"'impossible to {to_verb.group(1)}' is about a rule, not the task"
-        if re.search(r"(?:unreachable|not\s+reachable)$", m.group(0), re.I) and (
-            _LOCAL.match(after) or not _REACH_SUBJECT.search(prefix)
-        ):
-            return "a cell other than the goal is unreachable"
-    if kind == "participle" and re.search(r"(?:reached|connected)$", m.group(0), re.I):
-        if _LOCAL.match(after) or not _REACH_SUBJECT.search(prefix):
+        if _LOCAL_SUBJECT.search(prefix) or re.match(r"\s+(?:to|from|at|via|through|in)\b[^.;:]{0,30}?(?:\(\s*\d+\s*,\s*\d+\s*\)|\b(?:row|column|col|cell)\s+\d+)", after):
+            return "about one route, cell or move, not the task (a failed attempt or a rule)"
+        if re.match(r"\s+for\s+(?:me|us)\b", after, re.I) and _CAPABILITY.search(sentence):
+            return "about the model's own capability, not the task"
+        if re.search(r"(?:unreachable|not\s+reachable|not\s+accessible|not\s+connected)$", matched, re.I):
+            subject = sentence[:start][-60:]
+            if _LOCAL.match(after) or re.search(r"\(\s*\d+\s*,\s*\d+\s*\)|\b(?:cell|row|column|square|corner|area)\s+\d", subject) or not _ENDPOINT.search(subject):
+                return "a cell other than the goal is unreachable"
+        if re.match(r"\s+(?:thing|things|dream|mission|standard|task\s+of)\b", after, re.I):
+            return "an idiom"
+    if kind == "participle" and re.search(r"(?:reached|connected|entered|accessed)$", matched, re.I):
+        subject = prefix[-40:]
+        if _LOCAL.match(after) or _LOCAL_SUBJECT.search(subject) or not _ENDPOINT.search(subject):
             return "a cell other than the goal cannot be reached (local)"
-    if kind == "endpoint" and not _ENDPOINT_WORDS.search(prefix):
-        return "not about the start or the end"
-    if kind == "endpoint_loose" and not _ENDPOINT_WORDS.search(sentence):
-        return "not about the start or the end"
-    if kind == "first_person" and _CAPABILITY.search(sentence):
-        return "a refusal because of the model's own tooling, not infeasibility"
-    if kind == "first_person" and not _REASON.search(re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]):
-        return "a refusal without a stated reason (could be for any reason)"
-    if kind in ("first_person", "participle", "plain", "noun", "adjective") and _SAFETY.search(sentence):
+    if kind == "reach":
+        subject = sentence[:start][-60:]
+        if not _ENDPOINT.search(after[:50]) or _LOCAL_SUBJECT.search(subject) or _LOCAL_SUBJECT.search(after[:50]):
+            return "not about reaching the goal from the start"
+    if kind == "found_none" and re.search(r"\b(?:yet|so\s+far|at\s+the\s+moment|right\s+now|immediately|at\s+first|first\s+(?:pass|try|attempt|look)|initially)\b", after, re.I):
+        return "not found yet (a search in progress)"
+    if kind == "participle" and re.match(r"\s+(?:enough|too\s+much|in\s+words)\b", after, re.I):
+        return "an idiom"
+    if kind == "endpoint" and not _ENDPOINT.search(prefix[-60:] or sentence[:start]):
+        return "not about the start or the goal"
+    if kind == "all_fail" and not re.search(r"\b(?:goal|end|target|exit|red|finish|destination|start|so|hence|which\s+means|therefore|thus|alternative|variation|option|possibilit)\w*", sentence, re.I):
+        return "not about the start or the goal"
+    if kind == "first_person":
+        if _CAPABILITY.search(sentence):
+            return "a refusal because of the model's own tooling, not infeasibility"
+        clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
+        if not _REASON.search(clause):
+            return "a refusal without a stated reason (could be for any reason)"
+    if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction") and _CAPABILITY.search(sentence) and re.search(r"\b(?:i|me|my|we)\b", sentence, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", sentence, re.I):
+        return "about the model's own capability, not the task"
+    if _SAFETY.search(sentence):
         return "a refusal for a safety or policy reason, not infeasibility"
-    if _RETRACT_SAME.search(after):
+    if _RETRACT_SAME.search(after[:120]):
         return "retracted in the same sentence"
     return ""
 
 
-def detect_refusal(text: str | None) -> RefusalDecision:
-    """Decide whether ``text`` (reasoning and final text) concludes that no valid solution exists."""
+def _check_ml(s: _Sentence, m: re.Match) -> str:
+    sentence = s.text
+    start = max(0, m.start() - 40)
+    prefix = sentence[start:m.start()]
+    # the clause: back to the last comma-like mark
+    cut = max(prefix.rfind(c) for c in ",，;；:：")
+    if cut >= 0:
+        prefix = prefix[cut + 1:]
+    cue = _ML_BLOCK_BEFORE.search(prefix) or _ML_CONDITIONAL.search(sentence[:m.start()][-80:])
+    if cue:
+        return f"'{cue.group(0)}' before it (hedged, conditional or negated)"
+    if re.search(r"(?:\b(?:pas|no|nicht|non|não)\s*$)|(?:不是|并非|并不)$", prefix, re.I):
+        return "negated"
+    if _ML_BLOCK_AFTER.match(sentence[m.end():m.end() + 20]):
+        return "a question or a hedge"
+    after = sentence[m.end():m.end() + 60]
+    if re.match(r"\s*(?:à|de|d')\s*(?:mal\s+)?(?:comprendre|rater|manquer|ignorer|confondre|malinterpr|dire|savoir)|\s*de\s+(?:malinterpretar|ignorar|confundir|pasar\s+por\s+alto|decir|saber)|\s*(?:misszuverstehen|zu\s+übersehen|zu\s+sagen)|(?:误解|弄错|看错|忽视)|(?:誤解し|見逃)", after, re.I) or re.search(r"(?:misszuverstehen|zu\s+übersehen)", sentence[m.end():m.end() + 60], re.I):
+        return "an idiom"
+    if _CAPABILITY_ML.search(sentence) and not re.search(r"矛盾|壁|墙|contradi|mur|pared|Wand", sentence):
+        return "about the model's own capability"
+    if _SAFETY.search(sentence):
+        return "a safety refusal"
+    if _RETRACT_SAME.search(sentence[m.end():m.end() + 80]):
+        return "retracted in the same sentence"
+    return ""
+
+
+_EN_WORDS = re.compile(r"\b(?:the|is|are|it|and|to|of|this|that|there|no|not|can't|cannot|so|be|i|a|an|with|from|for)\b", re.I)
+_OTHER_WORDS = re.compile(r"\b(?:le|la|les|est|et|de|des|un|une|il|pas|ne|el|los|las|es|y|que|no|en|una|der|die|das|ist|und|nicht|ein|eine|es|zu|il|di|che|non|o|os|as|um|uma|não|é)\b", re.I)
+
+
+def _looks_english(sentence: str) -> bool:
+    return len(_EN_WORDS.findall(sentence)) >= len(_OTHER_WORDS.findall(sentence))
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    refused: bool
+    evidence: str
+    rule: str
+    why: str
+    rejected: tuple[tuple[str, str], ...]
+    json_verdict: bool | None  # a JSON field such as "feasible": false (True = concludes infeasible)
+    strength: int  # 0 none, 1 a weak pattern (all routes fail, first person), 2 a strong one
+    spans: tuple[tuple[int, int], ...] = ()  # the analysed sentences
+    per_sentence: tuple[tuple[str, str, str, str], ...] = ()  # rule_sentences() of those sentences
+
+
+_WEAK_RULES = {"all_fail", "first_person"}
+
+
+def _sentence_rule(raw: str) -> tuple[str, str, str, str]:
+    """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence."""
+    stripped = raw.rstrip(" *_\"')]}")
+    if stripped.endswith(("?", "？", "か")) or _INVERTED_CONDITIONAL.match(raw):
+        return ("rejected", "", "a question or a conditional", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
+    s = _Sentence(raw)
+    why = ""
+    en, other = (0, 1) if _HAS_CJK.search(raw) else (len(_EN_WORDS.findall(raw)), len(_OTHER_WORDS.findall(raw)))
+    english = en >= other
+    if english and _HYPOTHETICAL_START.match(raw):
+        return ("rejected", "", "a hypothetical (suppose / imagine / assume ...)", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
+    for rule, pattern, kind in (_EN_PATTERNS if english else ()):
+        for m in pattern.finditer(raw):
+            problem = _check_en(kind, s, m)
+            if not problem:
+                return "fired", rule, kind, m.group(0)
+            why = why or f"{rule}: {problem}"
+    if en <= other and not why:  # not clearly English, and nothing English was ruled out
+        for rule, pattern, kind in _ML_PATTERNS:
+            for m in pattern.finditer(raw):
+                problem = _check_ml(s, m)
+                if not problem:
+                    return "fired", rule, kind, m.group(0)
+                why = why or f"{rule}: {problem}"
+    return ("rejected", "", why, "") if why else ("", "", "", "")
+
+
+_HYPOTHETICAL_START = re.compile(r"^\W*(?:suppose|supposing|assume|assuming|imagine|hypothetically|let's\s+say|say\s+that|in\s+the\s+infeasible\s+(?:version|twin|variant)|in\s+a\s+(?:different|variant|hypothetical)|for\s+example|for\s+instance|e\.g\.)\b", re.I)
+_FEASIBILITY_QUESTION = re.compile(r"^\W*(?:(?:is|was)\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+)?(?:really\s+)?(?:feasible|possible|solvable|doable|achievable|reachable|satisfiable|solvable\s+at\s+all)\W*\?\W*$|^\W*can\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+be\s+(?:done|solved|reached|drawn|made|completed)\W*\?\W*$", re.I)
+_NO_ANSWER = re.compile(r"^\W*no\b(?!\s*,?\s*(?:wait|doubt|problem|worries|issue))", re.I)
+_ANY_CONCLUSION_WORD = re.compile(r"impossib|infeasib|unsolvab|unreachab|no\s+(?:valid\s+)?(?:path|solution|route|way)|无解|不可能|无法|不可能|imposib|unmöglich|keine?\s+Lösung", re.I)
+
+
+def rule_sentences(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, str, str, str]]:
+    """Per sentence of ``spans``: (status, rule, kind or why, matched); a fired conclusion that the
+    next three sentences retract becomes "rejected"."""
+    out = [_sentence_rule(text[a:b]) for a, b in spans]
+    for i in range(len(spans) - 1):  # "Feasible? No."
+        if _FEASIBILITY_QUESTION.match(text[spans[i][0]:spans[i][1]]) and _NO_ANSWER.match(text[spans[i + 1][0]:spans[i + 1][1]]):
+            out[i + 1] = ("fired", "verdict", "verdict", text[spans[i + 1][0]:spans[i + 1][1]])
+    for i, (status, rule, kind, matched) in enumerate(out):
+        if status == "fired":
+            following = [text[x:y] for x, y in spans[i + 1: i + 4]]
+            if any(_RETRACT.search(f.lstrip(" *_-\"'")) for f in following):
+                out[i] = ("rejected", rule, f"{rule}: retracted in the next sentences", matched)
+    return out
+
+
+def json_verdict(text: str) -> bool | None:
+    """A JSON field that states the verdict ("feasible": false, "decision": "decline", ...): True when it
+    says infeasible, False when it says feasible, None when there is none (the last one wins)."""
+    verdict = None
+    for a, b in analysed_spans(text):
+        for jm in _JSON_TRUE_VERDICT.finditer(text, a, b):
+            v = (jm.group(1) or jm.group(2) or "").strip('"').lower()
+            verdict = v in ("false", "no", "infeasible", "impossible", "unsolvable") or v.startswith(
+                ("declin", "refus", "abstain", "no_solution", "no solution", "nosolution"))
+    return verdict
+
+
+def rule_refusal(text: str | None) -> RuleResult:
+    """The rules alone: the first conclusion found in the analysed window, with its evidence."""
+    text = text or ""
+    spans = window_sentences(text)
+    per = rule_sentences(text, spans)
+    rejected = tuple((text[a:b][:200], why) for (a, b), (st_, _r, why, _m) in zip(spans, per) if st_ == "rejected")[-20:]
+    jv = json_verdict(text)
+    for (a, b), (status, rule, kind, matched) in zip(spans, per):
+        if status == "fired":
+            strength = 1 if kind in _WEAK_RULES else 2
+            return RuleResult(True, text[a:b], rule, f"{rule}: '{matched[:80]}'", rejected, jv, strength, tuple(spans), tuple(per))
+    return RuleResult(False, "", "", "no conclusion that the request is infeasible", rejected, jv, 0, tuple(spans), tuple(per))
+
+
+# --- the combined detector -------------------------------------------------------------------------------
+
+
+def detect_refusal(text: str | None, use_classifier: bool = True) -> RefusalDecision:
+    """Decide whether ``text`` (reasoning and final text) concludes that no valid solution exists.
+
+    Rules and the small classifier (``refusal_classifier.py``) are read together; ``verdict`` is
+    ``uncertain`` where they disagree or the classifier is unsure, and ``refused`` is then the best
+    guess (see README.md "Refusal detection" for the policy and its measured accuracy).
+    """
     text = text or ""
     if official_abstain(text):
-        m = _ABSTAIN.search(text)
-        return RefusalDecision(True, m.group(0), "abstain_token", "official [ABSTAIN] before </think>", True)
-    spans = sentences(text)
-    rejected: list[tuple[str, str]] = []
-    for i, (s, e) in enumerate(spans):
-        sentence = text[s:e]
-        if sentence.rstrip().endswith("?") or _INVERTED_CONDITIONAL.match(sentence):
-            continue
-        for rule, pattern, kind in _PATTERNS[1:]:
-            for m in pattern.finditer(sentence):
-                problem = _check(kind, sentence, m)
-                if not problem:
-                    following = [text[a:b] for a, b in spans[i + 1 : i + 3]]
-                    if any(_RETRACT_NEXT.search(f) for f in following):
-                        problem = "retracted in the next sentences"
-                if problem:
-                    rejected.append((sentence, f"{rule}: {problem}"))
-                    continue
-                return RefusalDecision(
-                    True, sentence, rule, f"{rule}: '{m.group(0)}'", False, tuple(rejected)
-                )
-    why = "no conclusion that the request is infeasible" + (f" ({len(rejected)} candidate(s) ruled out)" if rejected else "")
-    return RefusalDecision(False, "", "", why, False, tuple(rejected))
+        return RefusalDecision(True, _TOKEN, "abstain_token", "official [ABSTAIN] before </think>", True,
+                               verdict=REFUSED, score=1.0)
+    r = rule_refusal(text)
+    if not use_classifier:
+        return RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
+                               REFUSED if r.refused else NOT_REFUSED, None)
+    from .refusal_classifier import combine
+
+    return combine(text, r)
