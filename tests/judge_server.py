@@ -19,7 +19,8 @@ A handler may return:
 
 Helpers: :func:`sequence` serves canned replies in order; :func:`message_text` and
 :func:`image_urls` read a request. The server is threaded (the client under test is called from
-several threads and processes) and counts every request in ``calls`` / ``requests``.
+several threads and processes) and counts every request in ``calls`` / ``requests``. ``GET
+/v1/models`` lists ``model`` (recorded in ``get_paths``, not in ``calls``).
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ class FakeJudgeServer:
         self.requests: list[dict] = []
         self.request_headers: list[dict] = []
         self.handler_errors: list[str] = []
+        self.get_paths: list[str] = []  # GET requests (not counted in calls)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -129,6 +131,14 @@ class FakeJudgeServer:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 server._serve(self)
+
+            def do_GET(self) -> None:  # noqa: N802 - the model list (what a preflight check reads)
+                with server._lock:
+                    server.get_paths.append(self.path)
+                if self.path.rstrip("/") == "/v1/models":
+                    server._send(self, Reply(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]}))
+                else:
+                    server._send(self, Reply(404, {"error": f"unknown path {self.path}"}))
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True

@@ -110,6 +110,43 @@ def _resolve_rule(raw: Any) -> Rule:
     return rule
 
 
+def process_docs(dataset):
+    """Check the task's rule and prompt template once, while lmms-eval builds the task (before any
+    generation): a YAML whose rule or template is invalid stops the run here, not per sample."""
+    task = _task_from_caller()
+    meta = getattr(getattr(task, "config", None), "metadata", None)
+    raw = meta.get("cwi_rule") if isinstance(meta, Mapping) else None
+    if raw is None:
+        raise ValueError("this CwI task has no metadata.cwi_rule in its YAML (see tasks/cwi/README.md)")
+    try:
+        _resolve_rule(raw)
+    except RuleError as exc:
+        raise ValueError(f"invalid metadata.cwi_rule {raw!r}: {exc}") from None
+    if len(dataset):
+        import jinja2
+
+        kwargs = getattr(task, "lmms_eval_specific_kwargs", None)
+        try:
+            doc_to_text(dataset[0], kwargs if isinstance(kwargs, Mapping) else None)
+        except (jinja2.TemplateError, OSError, ValueError) as exc:  # TemplateRejected is a ValueError
+            raise ValueError(f"the prompt template of this CwI task cannot be rendered: {type(exc).__name__}: {exc}") from None
+    return dataset
+
+
+def _task_from_caller(max_depth: int = 16) -> Any:
+    """The lmms-eval task object (the ``self`` holding ``config.metadata.cwi_rule``) up the stack."""
+    frame = sys._getframe(1)
+    for _ in range(max_depth):
+        if frame is None:
+            return None
+        obj = frame.f_locals.get("self")
+        meta = getattr(getattr(obj, "config", None), "metadata", None)
+        if isinstance(meta, Mapping) and "cwi_rule" in meta:
+            return obj
+        frame = frame.f_back
+    return None
+
+
 def _tier(doc: Mapping) -> str | None:
     t = str(doc.get("difficulty", "")).strip().lower()
     return t if t in TIERS else None

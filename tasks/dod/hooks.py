@@ -43,6 +43,7 @@ def process_docs(dataset):
     from .data import check_integrity, dataset_root, log_integrity
 
     refusal_mode()  # a misspelt LMMS_PLUGINS_DOD_REFUSAL fails here, before any generation
+    preflight()  # so does a judge that is needed but not configured or not reachable
     root = dataset_root()
     report = check_integrity(dataset, root)
     log_integrity(report)
@@ -118,13 +119,55 @@ def refusal_mode() -> str:
     return mode
 
 
+_EDIT_JUDGE_FLAGS = {"auto": "auto", "": "auto", "on": "on", "1": "on", "true": "on", "yes": "on",
+                     "off": "off", "0": "off", "false": "off", "no": "off"}
+
+
+def edit_judge_flag() -> str:
+    """``auto`` (on when the judge is configured), ``on`` (required: preflight stops without it), ``off``."""
+    value = os.environ.get(ENV_EDIT_JUDGE, "auto").strip().lower()
+    if value not in _EDIT_JUDGE_FLAGS:
+        raise ValueError(f"{ENV_EDIT_JUDGE} must be auto, on or off, got {value!r}")
+    return _EDIT_JUDGE_FLAGS[value]
+
+
 def edit_judge_enabled() -> bool:
     from lmms_plugins.utils.judge_client import ENV_BASE_URL, ENV_MODEL
 
     flag = os.environ.get(ENV_EDIT_JUDGE, "auto").strip().lower()
-    if flag in ("off", "0", "false", "no"):
+    if _EDIT_JUDGE_FLAGS.get(flag, "auto") == "off":
         return False
     return bool(os.environ.get(ENV_BASE_URL) and os.environ.get(ENV_MODEL))
+
+
+def preflight() -> None:
+    """Before any generation: a judge this run needs is configured and reachable, its prompts parse.
+
+    The refusal judge is needed in judge mode; the editing judge when ``LMMS_PLUGINS_DOD_EDIT_JUDGE``
+    is ``on``, and, when it is ``auto`` and the judge is configured, it must be reachable.
+    """
+    from lmms_plugins.utils import preflight as pf
+
+    from .judges import ENV_EDIT_PROMPT, ENV_REFUSAL_PROMPT, JudgeUnavailable, _prompt_source
+
+    flag = edit_judge_flag()
+    if pf.skipped():
+        return
+    prompts = []
+    if refusal_mode() in ("judge", "hybrid"):
+        pf.require_judge(f"dod with {ENV_REFUSAL_MODE}={refusal_mode()}")
+        prompts.append((ENV_REFUSAL_PROMPT, "refusal_judge_prompt.jinja"))
+    if flag == "on":
+        pf.require_judge(f"dod with {ENV_EDIT_JUDGE}=on", f"or {ENV_EDIT_JUDGE}=off to leave real-world E pending")
+        prompts.append((ENV_EDIT_PROMPT, "edit_judge_prompt.jinja"))
+    elif flag == "auto" and pf.check_configured_judge("dod editing judge"):
+        prompts.append((ENV_EDIT_PROMPT, "edit_judge_prompt.jinja"))
+    for env, default in prompts:
+        try:
+            source = _prompt_source(env, default)
+        except JudgeUnavailable as exc:
+            raise pf.PreflightError(f"dod: {exc}") from None
+        pf.check_jinja(source, os.environ.get(env, "").strip() or default)
 
 
 def _read_output(raw: Any):

@@ -30,14 +30,47 @@ MISSING_VERDICT = "missing_verdict"
 
 # ------------------------------------------------------------------------------- data and prompt
 def process_docs(dataset):
-    """Replace the placeholder rows by the GRADE records (local copy, else the hub snapshot)."""
+    """Replace the placeholder rows by the GRADE records (local copy, else the hub snapshot).
+
+    Runs while lmms-eval builds the task, before the model gets any request: the judge
+    configuration is checked here (preflight), so a run that could not be scored stops now.
+    """
     import datasets
+
+    preflight()
 
     from lmms_plugins.tasks.grade.records import dataset_root, load_records
 
     docs = load_records(dataset_root())
     log.info("grade: %d samples", len(docs))
     return datasets.Dataset.from_list(docs)
+
+
+def preflight() -> None:
+    """The judge (or a verdict file) must be usable and the prompts must parse; else PreflightError."""
+    import os
+
+    from lmms_plugins.tasks.grade.judging import PROMPT_NAMES, load_prompt
+    from lmms_plugins.tasks.grade.verdicts import VERDICTS_ENV, VerdictFileError, verdicts_from_env
+    from lmms_plugins.utils import preflight as pf
+
+    if pf.skipped():
+        return
+    if os.environ.get(VERDICTS_ENV, "").strip():
+        try:
+            verdicts_from_env()  # read once now (cached): a wrong path stops the run here
+        except VerdictFileError as exc:
+            raise pf.PreflightError(f"grade: {exc}") from None
+        pf.check_configured_judge("grade")  # the judge then only fills what the file lacks
+        return
+    pf.require_judge("grade", f"or a verdict file in {VERDICTS_ENV}")
+    for name in PROMPT_NAMES:
+        try:
+            prompt = load_prompt(name)
+        except (OSError, ValueError) as exc:
+            raise pf.PreflightError(f"grade: judge prompt {name}: {exc}") from None
+        if prompt.origin.endswith(".jinja"):
+            pf.check_jinja(prompt.source, prompt.origin)
 
 
 def doc_to_visual(doc):

@@ -1,0 +1,127 @@
+"""The real lmms-eval CLI with lmms-eval's own ``openai`` wrapper, when the model side fails.
+
+1. A dead server (a port with nothing listening) and 2. a server that rejects every request like a
+vLLM with an 8k context (HTTP 400, vLLM's "maximum context length" body; CwI asks 8192 new tokens,
+DoD 16384), on cwi_alignment and dod_no_hint: every sample is ``generation_failed`` with the
+wrapper's error as its reason, scored 0, counted next to the rates, and the run ends with one
+warning per task (issue #12.4). GRADE asks 4096 tokens, which the same server accepts: its text
+reply without an image is the model's answer (``missing_image``), not a failure, and costs no
+judge call.
+3. grade with no judge configured stops at load, before the model gets any request (#12.5).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+for folder in (TESTS, TESTS / "dod", TESTS / "grade"):
+    sys.path.insert(0, str(folder))
+
+import dod_fixtures  # noqa: E402
+import grade_fixtures  # noqa: E402
+from conftest import lmms_eval_executable  # noqa: E402
+from judge_server import FakeJudgeServer, Reply, message_text  # noqa: E402
+
+from lmms_plugins.demo import OFFLINE_ENV  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+CONTEXT = 8192
+
+
+def small_context_vllm(request: dict):
+    """vLLM served with --max-model-len 8192: prompt + max_tokens over the context is a 400."""
+    asked = request.get("max_tokens") or request.get("max_completion_tokens") or 16
+    prompt = len(message_text(request)) // 4 + 1
+    if asked + prompt > CONTEXT:
+        return Reply(400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400, "message": (
+            f"This model's maximum context length is {CONTEXT} tokens. However, you requested {asked + prompt} tokens "
+            f"({prompt} in the messages, {asked} in the completion). Please reduce the length of the messages or completion.")})
+    return "<answer>0,0</answer>"
+
+
+def dead_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    from lmms_plugins.tasks.cwi.generate import main as make_cwi
+
+    tmp = tmp_path_factory.mktemp("data")
+    assert make_cwi(["--tasks", "alignment", "--n", "2", "--seed", "9", "--out", str(tmp / "cwi")]) == 0
+    dod = dod_fixtures.make_dataset(tmp / "dod", pairs_per_category=1, maze_pairs=0)
+    grade = grade_fixtures.make_dataset(tmp / "GRADE")
+    return {"LMMS_PLUGINS_CWI_ROOT": str(tmp / "cwi"), "LMMS_PLUGINS_DOD_ROOT": str(dod),
+            "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
+            "LMMS_PLUGINS_GRADE_VERDICTS": "", "OPENAI_API_KEY": "none"}
+
+
+def model_args(url: str) -> str:
+    # lmms-eval's own retries kept low: the test is about what a failure becomes, not about waiting
+    return f"model=served-model,base_url={url},api_key=none,max_retries=1,retry_backoff_s=0,num_concurrent=16,timeout=5"
+
+
+def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
+    cwi = res["results"]["cwi_alignment"]
+    assert (cwi["accuracy,none"], cwi["generation_failure_rate,none"], cwi["extraction_failure_rate,none"]) == (0.0, 1.0, 0.0)
+    dod = res["results"]["dod_no_hint"]
+    n_dod = tasks["dod_no_hint"]
+    assert dod["sample_statuses,none"] == {"generation_failed": n_dod}  # never "ok": no decline, no edit
+    for metric in ("E", "D_strict", "D_lenient"):
+        assert dod[f"{metric},none"] == 0.0
+        assert dod[f"{metric}_counts,none"]["statuses"] == {"generation_failed": n_dod // 2}, metric
+    for task, n in tasks.items():
+        samples = res["_samples"][task]
+        assert len(samples) == n
+        for sample in samples:
+            record = sample["accuracy"] if task.startswith("cwi") else sample["sample_statuses"] if task.startswith("dod") else sample["grade_breakdown"]
+            assert record["status"] == "generation_failed", (task, record)
+            assert record["reason"].startswith("[LMMS_EVAL_REQUEST_FAILED after 1 retries]") and error_fragment in record["reason"]
+        warnings = [line for line in res["_stderr"].splitlines() if f"WARNING: {task}: " in line and "generations failed" in line]
+        assert len(warnings) == 1, (task, warnings)
+        assert f"{n} of {n} generations failed" in warnings[0] and error_fragment in warnings[0]
+
+
+def test_dead_server_gives_generation_failed_not_answers(tmp_path, run_lmms_eval, data):
+    res = run_lmms_eval("cwi_alignment,dod_no_hint", "openai", model_args(dead_url()), out_dir=tmp_path / "run", env=data)
+    check_failed_run(res, {"cwi_alignment": 2, "dod_no_hint": 12}, "Connection error")
+
+
+def test_small_context_server_gives_generation_failed_but_an_answer_stays_an_answer(tmp_path, run_lmms_eval, data):
+    with FakeJudgeServer(small_context_vllm, model="served-model") as model, FakeJudgeServer(lambda r: "{}") as judge:
+        env = {**data, "LMMS_PLUGINS_JUDGE_BASE_URL": judge.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
+               "LMMS_PLUGINS_JUDGE_CACHE": "off"}
+        res = run_lmms_eval("cwi_alignment,dod_no_hint,grade", "openai", model_args(model.base_url), out_dir=tmp_path / "run", env=env)
+        n_grade = len(grade_fixtures.CASES)
+        assert model.calls == 2 + 12 + n_grade  # every request reached the server and was rejected
+        assert judge.calls == 0 and judge.get_paths == ["/v1/models"]  # preflight reached it; no verdict asked
+    check_failed_run(res, {"cwi_alignment": 2, "dod_no_hint": 12}, "maximum context length is 8192 tokens")
+    grade = res["results"]["grade"]
+    assert grade["grade_strict,none"] == 0.0 and grade["grade_breakdown,none"]["status_counts"] == {"missing_image": n_grade}
+    assert not [line for line in res["_stderr"].splitlines() if "WARNING: grade: " in line]
+
+
+def test_grade_without_a_judge_stops_before_the_first_request(tmp_path, data):
+    out = tmp_path / "run"
+    out.mkdir()
+    with FakeJudgeServer(lambda r: "should never be asked", model="served-model") as model:
+        env = {**os.environ, **OFFLINE_ENV, **data, "HF_HOME": str(out / ".hf_home"),
+               "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}
+        cmd = [lmms_eval_executable(), "--model", "openai", "--model_args", model_args(model.base_url),
+               "--tasks", "grade", "--output_path", str(out), "--batch_size", "1"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=out)
+        assert model.calls == 0 and model.get_paths == []
+    log = proc.stdout + proc.stderr
+    assert "grade needs an LLM judge (or a verdict file in LMMS_PLUGINS_GRADE_VERDICTS)" in log
+    assert "set LMMS_PLUGINS_JUDGE_BASE_URL and LMMS_PLUGINS_JUDGE_MODEL" in log
+    assert not list(out.rglob("*_results.json"))
