@@ -107,9 +107,8 @@ class ExecResult:
 # /dev/null, lower the rlimits (soft = hard: the program cannot raise them back), run it as
 # __main__ and print its traceback without this frame.
 _BOOTSTRAP = r"""
-import os, sys, resource, traceback, linecache
+import os, sys, resource
 src = sys.stdin.buffer.read()
-linecache.cache["main.py"] = (len(src), None, src.decode("utf-8", "replace").splitlines(True), "main.py")
 fd = os.open(os.devnull, os.O_RDONLY); os.dup2(fd, 0); os.close(fd)
 a = [int(x) for x in sys.argv[1:]]
 for r, v in ((resource.RLIMIT_CPU, None), (resource.RLIMIT_AS, a[1]), (resource.RLIMIT_FSIZE, a[2]),
@@ -128,6 +127,9 @@ try:
 except SystemExit:
     raise
 except BaseException as e:
+    g.clear()  # frees what the program held (a MemoryError leaves no room to print otherwise)
+    import linecache, traceback  # only now: they cost a few ms at every start
+    linecache.cache["main.py"] = (len(src), None, src.decode("utf-8", "replace").splitlines(True), "main.py")
     traceback.print_exception(type(e), e, e.__traceback__.tb_next if e.__traceback__ else None)
     sys.stderr.flush()
     sys.exit(1)
