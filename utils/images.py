@@ -153,6 +153,7 @@ def load_rgb(
                     f"decode, over the bound of {budget / (1 << 20):,.0f} MB ({ENV_MAX_DECODE_MB})"
                 )
             img.load()  # decode now, so truncation shows here and not later
+            _check_complete(full, img.format)
             small = img
             if max_side and max(img.size) >= 2 * max_side:
                 small = img.reduce(max(img.size) // max_side)  # box-average by an integer factor, >= max_side
@@ -166,6 +167,30 @@ def load_rgb(
         raise ImageCorrupt(f"not a readable image file: {full}") from exc
     except (OSError, SyntaxError, ValueError) as exc:
         raise ImageCorrupt(f"image {full} is corrupt or truncated: {exc}") from exc
+
+
+def _check_complete(full: Path, fmt: str | None) -> None:
+    """Truncation, even when ``ImageFile.LOAD_TRUNCATED_IMAGES`` is on.
+
+    lmms-eval (``lmms_eval.api.task``) turns that flag on for the whole process, and PIL then
+    fills a cut-off file's missing pixels silently. The flag is left alone (lmms-eval wants it for
+    its datasets); instead a PNG's chunks are checked to the end and a JPEG must end with EOI.
+    """
+    from PIL import Image, ImageFile
+
+    if not ImageFile.LOAD_TRUNCATED_IMAGES:
+        return  # load() has already raised on truncation
+    if fmt == "PNG":
+        try:
+            with Image.open(full) as again:
+                again.verify()
+        except Exception as exc:  # noqa: BLE001 - PIL raises OSError, SyntaxError, struct.error...
+            raise ImageCorrupt(f"image {full} is corrupt or truncated: {exc}") from exc
+    elif fmt == "JPEG":
+        with open(full, "rb") as fh:
+            fh.seek(max(0, full.stat().st_size - 1024))
+            if b"\xff\xd9" not in fh.read():
+                raise ImageCorrupt(f"image {full} is corrupt or truncated: the JPEG has no end marker")
 
 
 def load_rgb_array(path, **kwargs):

@@ -12,6 +12,9 @@ import json
 import os
 from dataclasses import dataclass
 
+from lmms_plugins.utils.image_dirs import allowed_image_dirs, is_allowed, refusal_reason
+from lmms_plugins.utils.utf8 import has_surrogates, valid_text
+
 _SAVED_PREFIX = "generated image saved to:"
 
 
@@ -19,8 +22,9 @@ _SAVED_PREFIX = "generated image saved to:"
 class ModelOutput:
     text: str  # the model's text (reasoning and final text), "" if none
     images: tuple[str, ...]  # image paths that exist, in the model's order
-    missing: tuple[str, ...] = ()  # image paths the model named that do not exist
+    missing: tuple[str, ...] = ()  # image paths the model named that cannot be used: absent, or refused
     problems: tuple[str, ...] = ()  # what was wrong with the raw output, in words
+    refused: tuple[str, ...] = ()  # the paths of ``missing`` outside the allowed folders (never opened)
 
     @property
     def has_image(self) -> bool:
@@ -110,10 +114,20 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
         first, _, rest = stripped.partition("\n")
         paths = [first[len(_SAVED_PREFIX):].strip()]
         text = rest.strip()
-    existing, missing = [], []
+    existing, missing, refused = [], [], []
+    dirs = allowed_image_dirs() if paths else ()
     for path in paths:
         full = path if (os.path.isabs(path) or base_dir is None) else os.path.join(base_dir, path)
-        (existing if path and os.path.isfile(full) else missing).append(full)
-    for path in missing:
-        problems.append(f"image path does not exist: {path}")
-    return ModelOutput(text=text, images=tuple(existing), missing=tuple(missing), problems=tuple(problems))
+        if path and not is_allowed(full, dirs):  # confined: /etc/passwd is never opened
+            refused.append(full)
+            problems.append(refusal_reason(full, dirs))
+        elif path and os.path.isfile(full):
+            existing.append(full)
+        else:
+            missing.append(full)
+            problems.append(f"image path does not exist: {full}")
+    if has_surrogates(text):  # a model's "\ud800" escape: such text cannot be written as UTF-8
+        problems.append("output text has lone UTF-16 surrogates (replaced by U+FFFD)")
+        text = valid_text(text)
+    return ModelOutput(text=text, images=tuple(existing), missing=tuple(missing + refused),
+                       problems=tuple(valid_text(p) for p in problems), refused=tuple(refused))

@@ -19,6 +19,8 @@ import sys
 from collections import Counter
 from typing import Any, Callable, Iterable
 
+from lmms_plugins.utils.utf8 import valid_utf8
+
 OK = "ok"
 MISSING_IMAGE = "missing_image"  # the model returned no image, or a path that does not exist
 BAD_IMAGE = "bad_image"  # an image exists but cannot be read (corrupt, too large, ...)
@@ -35,7 +37,8 @@ def sample(value: float | None, status: str = OK, reason: str = "", sample_id: A
     """One metric value of one sample, as ``process_results`` returns it."""
     out = {"value": None if value is None else float(value), "status": status, "reason": reason, "id": sample_id}
     out.update(extra)
-    return out
+    # lone surrogates from a model's text would make lmms-eval's --log_samples drop the line
+    return valid_utf8(out)
 
 
 def _value(item: Any) -> float | None:
