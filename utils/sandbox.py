@@ -64,6 +64,8 @@ SCRATCH_FULL = "scratch_full"  # internal: why it was killed (reported as output
 INNER_WORKDIR = "/tmp/work"
 #: world-writable folders made private (tmpfs) inside a mount namespace
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
+#: replaced by an empty tmpfs inside a mount namespace: the host's Unix sockets (D-Bus, databases)
+ALWAYS_HIDDEN = ("/run",)
 #: ``LMMS_PLUGINS_SANDBOX=plain`` turns the namespaces off (for a machine where they misbehave)
 BACKEND_ENV = "LMMS_PLUGINS_SANDBOX"
 #: the watchdog kills an execution this long after its wall-clock limit (if the evaluator did not)
@@ -160,6 +162,7 @@ try:
     for d in cfg["hide"]:
         mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
     for d in cfg["private"]:
+        os.makedirs(d, exist_ok=True)  # /run/lock inside the emptied /run
         mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm,mode=1777" % cfg["tmp_mb"])
     os.umask(0o022)
     for p, fd in keep:
@@ -236,8 +239,10 @@ def _mount_plan(private: list[str]) -> dict:
     under = lambda p, d: p == d or p.startswith(d.rstrip("/") + "/")  # noqa: E731
     hide: set[str] = set()
     keep: list[str] = []
+    always = [d for d in ALWAYS_HIDDEN if os.path.isdir(d) and not os.path.islink(d)]
+    hide.update(always)
     for p in need:
-        blocked = _others_can_enter(p)
+        blocked = _others_can_enter(p) or next((d for d in always if under(p, d)), None)
         in_private = any(under(p, d) for d in private)
         if blocked and not any(under(blocked, d) for d in private):
             hide.add(blocked)
@@ -247,7 +252,9 @@ def _mount_plan(private: list[str]) -> dict:
     hide_list = sorted(h for h in hide if not any(h != o and under(h, o) for o in hide))
     keep = sorted(set(keep), key=len)
     keep = [p for i, p in enumerate(keep) if not any(under(p, q) for q in keep[:i])]
-    return {"hide": hide_list, "keep": keep}
+    # without a mount namespace a stranger uid can only run an interpreter it can reach
+    reachable = not any(_others_can_enter(p) for p in need)
+    return {"hide": hide_list, "keep": keep, "reachable": reachable}
 
 
 @lru_cache(maxsize=1)
@@ -276,8 +283,7 @@ def _probe() -> dict:
                                        f"{(p.stderr or p.stdout).decode(errors='replace').strip()[:300]}")
         except (OSError, subprocess.SubprocessError) as e:
             ns_why = f"unshare failed: {e}"
-    # without a mount namespace a stranger uid can only run an interpreter it can reach
-    plain_uid_ok = is_root and not plan["hide"]
+    plain_uid_ok = is_root and plan["reachable"]
     return {
         "backend": "namespaces" if ns_ok else "plain",
         "network_namespace": ns_ok,

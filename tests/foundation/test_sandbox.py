@@ -259,6 +259,8 @@ def test_writing_outside_the_scratch_folder_does_not_reach_the_host(tmp_path):
     code = (
         f"open({marker!r}, 'w').write('escaped')\n"
         "print('tmp write ok')\n"
+        "import os\n"
+        "print('RUN', sorted(os.listdir('/run')))\n"
         "for p in (" + repr(str(target_dir / "x.txt")) + ", '/etc/lmms_x', '/root/lmms_x', '/usr/lmms_x'):\n"
         "    try:\n        open(p, 'w').write('x'); print('WROTE', p)\n"
         "    except OSError as e:\n        print('refused', p, type(e).__name__)\n"
@@ -268,6 +270,8 @@ def test_writing_outside_the_scratch_folder_does_not_reach_the_host(tmp_path):
     assert "tmp write ok" in r.stdout and "WROTE" not in r.stdout
     assert not os.path.exists(marker)  # the /tmp it wrote was a private tmpfs
     assert os.listdir(target_dir) == [] and not os.path.exists("/etc/lmms_x")
+    if os.path.isdir("/run") and not os.path.islink("/run"):
+        assert "RUN ['lock']" in r.stdout or "RUN []" in r.stdout  # the host's sockets in /run are hidden
 
 
 @needs_uid
