@@ -1,6 +1,10 @@
 """CwI throughput: scoring (parser + rule) vs reading the answers; generation vs PNG encoding.
 
-    python benchmarks/cwi_throughput.py [--n 100000] [--gen-items 20]
+    python benchmarks/cwi_throughput.py [--n 100000] [--gen-items 20] [--baseline DIR]
+
+``--baseline DIR``: a folder with the ``answer_parse.py`` and ``rules.py`` of another version
+(e.g. ``git show REV:tasks/cwi/rules.py``); the same predictions are scored with both in one
+run, alternating in rounds, and the ratio of their speeds is printed.
 
 1. Scoring: n model outputs in mixed spellings across the rule kinds, each scored against its
    gold with the task's YAML rule; next to it, the floor: reading the same n outputs from a
@@ -37,7 +41,17 @@ CASES = [
     ("sub_rect_swap", "[[0,0,100,100],[500,500,700,700]]", ["<answer>[[0,0,10{a},100],[500,500,700,70{b}]]</answer>"]),
     ("restore_then_measure", "37.5", ["<answer>3{a}.5%</answer>"]),
     ("swatch_rgb", "120,64,200", ["<answer>RGB(12{a}, 6{b}, 200)</answer>"]),
+    # the shapes of issue 14.3: pairs, 2-D shifts, flat cells, corner pairs, names in any order
+    ("rotated_jigsaw", "tiles=[1,0,2,3]; rots=[3,0,1,2]", ["<answer>[[1,3],[0,0],[2,{a}],[3,2]]</answer>",
+                                                        '<answer>[{{"tile": 1, "rot": 270}}, {{"tile": 0, "rot": 0}}, {{"tile": 2, "rot": 9{a}}}, {{"tile": 3, "rot": 180}}]</answer>']),
+    ("double_exposure", "[[30,0],[-50,0]]", ["<answer>[[{a},0],[{b},0]]</answer>"]),
+    ("anomaly_v2", "[3, 9]", ["<answer>[{a}, 9]</answer>"]),
+    ("crop_provenance", "[100,100,500,500]", ["<answer>(10{a},100) to (500,50{a})</answer>", "<answer>x=100, y=100, w=40{a}, h=400</answer>"]),
+    ("brightest_blob", "x=240, y=130", ["<answer>y=13{a}, x=240</answer>"]),
+    ("rot_scale", "scale=1.2, angle=45", ["<answer>scale 1.2, angle 4{a}°</answer>"]),
+    ("unshuffle2d", "rows: 2 0 1; cols: 1 2 0", ["<answer>rows: 2 0 1; cols: 1 {a} 0</answer>"]),
 ]
+ORIGINAL = 13  # CASES[:13] are the spellings both versions read; the rest are issue 14.3's
 
 
 def make_predictions(n: int, seed: int = 0):
@@ -50,6 +64,47 @@ def make_predictions(n: int, seed: int = 0):
             text = "Let me write some code to measure this. " * rnd.randint(1, 20) + text
         out.append((task, gold, text))
     return out
+
+
+def _load_baseline(folder: str):
+    """``score`` and ``rule_from_config`` of the rules.py in ``folder`` (a package of its own)."""
+    import importlib
+    import sys
+
+    folder = os.path.abspath(folder)
+    parent, name = os.path.dirname(folder), os.path.basename(folder)
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        raise SystemExit(f"--baseline {folder}: needs __init__.py, answer_parse.py and rules.py")
+    sys.path.insert(0, parent)
+    mod = importlib.import_module(f"{name}.rules")
+    return mod.score, mod.rule_from_config
+
+
+def bench_baseline(n: int, folder: str, rounds: int = 5) -> dict:
+    """This version's scorer against the one in ``folder`` on the same predictions, alternating."""
+    import dataclasses
+
+    old_score, old_rule = _load_baseline(folder)
+    preds = make_predictions(n)
+    new_rules = {t: rule_for_task(t) for t, _, _ in CASES}
+    old_rules = {t: old_rule(dataclasses.asdict(r) | {"fields": [dataclasses.asdict(f) for f in r.fields]})
+                 for t, r in new_rules.items()}
+    original = {(t, g) for t, g, _ in CASES[:ORIGINAL]}
+    times = {(v, sub): 0.0 for v in ("new", "old") for sub in ("original", "new_shapes")}
+    correct = {k: 0 for k in times}
+    count = {"original": 0, "new_shapes": 0}
+    chunk = max(1, n // rounds)
+    for i in range(0, n, chunk):
+        part = preds[i:i + chunk]
+        for sub in ("original", "new_shapes"):
+            subset = [p for p in part if ((p[0], p[1]) in original) == (sub == "original")]
+            count[sub] += len(subset)
+            for label, fn, rules in (("old", old_score, old_rules), ("new", score, new_rules)):
+                t0 = time.perf_counter()
+                got = sum(fn(rules[task], text, gold).correct for task, gold, text in subset)
+                times[(label, sub)] += time.perf_counter() - t0
+                correct[(label, sub)] += got
+    return {"count": count, "times": times, "correct": correct}
 
 
 def bench_scoring(n: int) -> dict:
@@ -92,10 +147,21 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=100_000)
     p.add_argument("--gen-items", type=int, default=20)
+    p.add_argument("--baseline", help="folder with another version's answer_parse.py + rules.py")
+    p.add_argument("--scoring-only", action="store_true", help="skip the generation table")
     args = p.parse_args(argv)
+    if args.baseline:
+        b = bench_baseline(args.n, args.baseline)
+        for sub, what in (("original", "spellings both versions read"), ("new_shapes", "issue 14.3 shapes")):
+            k, t_old, t_new = b["count"][sub], b["times"][("old", sub)], b["times"][("new", sub)]
+            print(f"scoring {k} predictions ({what}), same run, alternating: baseline {k / t_old:,.0f}/s, "
+                  f"this version {k / t_new:,.0f}/s; time ratio this/baseline {t_new / t_old:.2f} "
+                  f"(correct: baseline {b['correct'][('old', sub)]}, this version {b['correct'][('new', sub)]})")
     s = bench_scoring(args.n)
     print(f"scoring {s['n']} predictions: parser+rule {s['score_per_s']:,.0f}/s; reading them from a samples "
           f"JSONL {s['read_per_s']:,.0f}/s; scoring costs {s['ratio']:.2f}x the read ({s['correct']} correct)")
+    if args.scoring_only:
+        return 0
     print("\n| task | items/s | generate ms/item | PNG encode ms/item | generate / PNG |\n|---|---|---|---|---|")
     for r in bench_generation(args.gen_items):
         print(f"| {r['task']} | {r['items_per_s']:.1f} | {r['gen_ms']:.1f} | {r['png_ms']:.1f} | {r['gen_ms'] / r['png_ms']:.1f}x |")

@@ -33,32 +33,80 @@ WORD_VALUES = {"true": 1, "false": 0, "yes": 1, "no": 0}
 _MINUSES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\ufe63": "-", "\uff0d": "-"})
 
 # One token per match. Number: optional sign, digits, optional fraction, optional exponent;
-# a leading-dot fraction (".5") too. Name: an identifier. Punctuation: one character.
+# a leading-dot fraction (".5") too. Hex colour: "#7840c8" (three 0-255 channels). Name: an
+# identifier. Punctuation: one character.
 _TOKEN = re.compile(
     r"(?P<num>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"|(?P<hex>#[0-9A-Fa-f]{6}(?![0-9A-Za-z_]))"
     r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<punct>[\[\]\(\)\{\}=:,;])"
+    r"|(?P<punct>[\[\]\(\)\{\}=:,;%])"
 )
 
 Value = Union[int, float, tuple]  # a number, or a tuple of Values (a bracketed list)
 
 _CLOSERS = {"]": "[", ")": "(", "}": "{"}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# "1. 120\n2. 64": list markers at line starts (a dot or parenthesis followed by a space)
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
+# "1,234" / "12,345.5": one number with thousands separators (the whole span, plus a unit)
+_GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)\s*(?:%|px|pixels?)?\s*")
+
+
+class Obj(tuple):
+    """The values of a JSON object that is an item of a list, in order, with their names."""
+
+    names: tuple = ()
+
+    def __new__(cls, values, names):
+        obj = super().__new__(cls, values)
+        obj.names = tuple(names)
+        return obj
+
+    def get(self, name):
+        return self[self.names.index(name)] if name in self.names else None
+
+
+class Paren(tuple):
+    """A list written in parentheses, ``(3, -2)``: a tuple such as one point, where the rule
+    needs to tell it from a bracketed list of values."""
 
 
 @dataclass(frozen=True)
 class ParsedAnswer:
-    """What the parser read. ``ok`` False means unreadable; ``reason`` says why."""
+    """What the parser read. ``ok`` False means unreadable; ``reason`` says why.
+
+    Besides positional ``items`` and named ``fields``: ``loose`` maps a name written right
+    before a number without ``=``/``:`` (``scale 1.30``) to that number's index in ``items``;
+    ``tails`` maps a named field to the indices of the positional numbers that follow its value
+    after commas (``rows: 2, 0, 3``); ``clashes`` holds names given two different values;
+    ``percent`` says a ``%`` sign was written."""
 
     ok: bool
     span: str | None  # the text inside the last <answer>…</answer>, or the whole gold string
     items: tuple = ()  # positional values in order (numbers and tuples)
     fields: dict = field(default_factory=dict)  # name (lower case) -> Value
     reason: str = ""
+    loose: dict = field(default_factory=dict)
+    tails: dict = field(default_factory=dict)
+    clashes: set = field(default_factory=set)
+    percent: bool = False
+
+    @property
+    def grouped(self) -> int | float | None:
+        """The value of a span that is one number with thousands separators ("1,234",
+        "length: 1,234 px"), else None."""
+        if self.span is None or "," not in self.span or len(self.span) >= 40:
+            return None
+        m = _GROUPED.fullmatch(self.span)
+        return _number(m.group(1).replace(",", "")) if m else None
 
 
 def find_span(text: str) -> str | None:
-    """Text inside the last ``<answer>…</answer>`` (tags case-insensitive), or None."""
-    low = text.lower()
+    """Text inside the last ``<answer>…</answer>`` (tags case-insensitive), or None.
+
+    Only ASCII letters are lowered, so offsets in the lowered copy are offsets in ``text``
+    (``str.lower`` turns "İ" into two characters)."""
+    low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
     close = low.rfind(CLOSE_TAG)
     if close < 0:
         return None
@@ -86,74 +134,132 @@ class _Reject(Exception):
 def parse_values(span: str) -> ParsedAnswer:
     """Tokenise ``span`` into positional items and named fields."""
     try:
-        items, fields = _parse(span)
+        items, fields, loose, tails, clashes, percent = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
-    return ParsedAnswer(True, span, tuple(items), fields)
+    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent)
 
 
-def _parse(span: str):
-    span = span.translate(_MINUSES)
-    # stack of [opening bracket, values, field name the list is assigned to]
-    stack: list[list] = [["", [], None]]
+def _parse(span: str) -> tuple:
+    if not span.isascii():
+        span = span.translate(_MINUSES)
+    if "\n" in span and ("." in span or ")" in span):
+        markers = _LIST_MARKER.findall(span)
+        if len(markers) >= 2 and markers[0].strip()[:-1] in ("0", "1"):
+            span = _LIST_MARKER.sub(" ", span)
+    # frame: [opening bracket, values, field name the list is assigned to, names of an object
+    # inside a list (None elsewhere: a top-level object's names are the answer's fields),
+    # whether any number was seen inside]
+    stack: list[list] = [["", [], None, None, False]]
     fields: dict = {}
+    loose: dict = {}
+    tails: dict = {}
+    clashes: set = set()
+    percent = False
     pending: str | None = None  # a name followed by '=' or ':' waiting for its value
     last_name: str | None = None  # the previous token was this name
+    run: str | None = None  # the field whose value the previous number was (space-separated runs)
+    tail: str | None = None  # the top-level field that comma-separated numbers may continue
+    prev = ""  # kind of the previous token: "num", "name", "," or other punctuation
     n_numbers = 0
+
     for m in _TOKEN.finditer(span):
         kind = m.lastgroup
         tok = m.group()
+        before = prev
+        prev = tok if kind == "punct" else kind
+        frame = stack[-1]
         if kind == "num":
             n_numbers += 1
             if n_numbers > MAX_NUMBERS:
                 raise _Reject(f"more than {MAX_NUMBERS} numbers")
             value = _number(tok)
+            frame[4] = True
             if pending is not None:
-                fields[pending] = value
+                target = fields if frame[3] is None else frame[3]
+                if pending in target and target is fields and fields[pending] != value:
+                    clashes.add(pending)
+                target[pending] = value
+                run, tail = pending, (pending if len(stack) == 1 else None)
                 pending = None
+            elif run is not None and before == "num" and run in (target := fields if frame[3] is None else frame[3]):
+                old = target[run]  # "rows: 2 0 3 1": a space-separated run is one list
+                target[run] = (old if isinstance(old, tuple) else (old,)) + (value,)
             else:
-                stack[-1][1].append(value)
+                if last_name is not None and len(stack) == 1 and before == "name":
+                    loose.setdefault(last_name, len(frame[1]))
+                if tail is not None and len(stack) == 1 and before == ",":
+                    tails.setdefault(tail, []).append(len(frame[1]))
+                else:
+                    tail = None
+                frame[1].append(value)
+                run = None
             last_name = None
+        elif kind == "hex":
+            h = tok[1:]
+            frame[1].append(tuple(int(h[i:i + 2], 16) for i in (0, 2, 4)))
+            frame[4] = True
+            pending = last_name = run = tail = None
         elif kind == "name":
             low = tok.lower()
             if pending is not None and low in WORD_VALUES:
-                fields[pending] = WORD_VALUES[low]
+                (fields if frame[3] is None else frame[3])[pending] = WORD_VALUES[low]
                 pending = None
                 last_name = None
+            elif low in UNIT_WORDS:
+                last_name = None
+                prev = before  # "3 px -2 px" continues like "3 -2"
             else:
-                last_name = None if low in UNIT_WORDS else low
+                last_name = low
+                run = tail = None
         else:  # punctuation
+            if tok == "%":
+                percent = True
+                prev = before  # a unit: "37 %, 12" continues like "37, 12"
+                continue
             if tok in "=:":
                 if last_name is not None:
                     pending = last_name
                 last_name = None
+                run = tail = None
             elif tok in "[({":
                 if len(stack) > MAX_DEPTH:
                     raise _Reject(f"brackets nested deeper than {MAX_DEPTH}")
-                stack.append([tok, [], pending])
-                pending = None
-                last_name = None
+                in_list = tok == "{" and any(f[0] in "[(" and f[0] for f in stack)
+                stack.append([tok, [], pending, {} if in_list else None, False])
+                pending = last_name = run = tail = None
             elif tok in "])}":
                 if len(stack) == 1 or stack[-1][0] != _CLOSERS[tok]:
                     raise _Reject(f"unbalanced bracket {tok!r}")
-                opener, values, name = stack.pop()
-                if name is not None:
-                    fields[name] = tuple(values)
+                opener, values, name, names, numeric = stack.pop()
+                parent = stack[-1]
+                parent[4] = parent[4] or numeric
+                target = parent[3] if parent[3] is not None else fields
+                if names is not None:  # an object inside a list: one item, its names kept
+                    if names or values:
+                        parent[1].append(Obj(tuple(names.values()) + tuple(values), tuple(names)))
+                elif name is not None:
+                    if name in target and target is fields and fields[name] != tuple(values):
+                        clashes.add(name)
+                    target[name] = tuple(values)
                 elif opener == "{" and not values:
-                    pass  # a JSON object: its content went into fields
-                else:
-                    stack[-1][1].append(tuple(values))
-                pending = None
-                last_name = None
+                    pass  # a top-level JSON object: its content went into fields
+                elif numeric:
+                    parent[1].append(Paren(values) if opener == "(" else tuple(values))
+                # else: a bracket with no number in it ("(see above)") is prose, not a value
+                pending = last_name = run = tail = None
             else:  # , ;
                 pending = None
                 last_name = None
+                run = None
+                if tok == ";":
+                    tail = None
     if len(stack) != 1:
         raise _Reject(f"unclosed bracket {stack[-1][0]!r}")
-    return stack[0][1], fields
+    return stack[0][1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent
 
 
 def parse_answer(text: str, *, require_span: bool = True) -> ParsedAnswer:

@@ -17,7 +17,7 @@ from lmms_plugins.utils import generation_failure, status
 from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
-from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, rule_from_config, score
+from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, grid_of, rule_from_config, score
 
 TIERS = ("easy", "medium", "hard", "expert")
 # Every doc returns every metric, ending with one that always has a value: lmms-eval 0.7.3 takes
@@ -175,7 +175,9 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
         out["extraction_failure_rate"] = status.sample(0.0, status.GENERATION_FAILED, failure.reason, sid)
         return out
     prediction = _text_of(raw)
-    s = score(parsed_rule, prediction, doc.get("answer"))
+    # flat cell indices vs (row, col) cells need the grid's size, which only the item knows
+    context = grid_of(doc) if parsed_rule.kind == "set" and parsed_rule.item_size == 2 else None
+    s = score(parsed_rule, prediction, doc.get("answer"), context)
     extra = {"predicted": _jsonable(s.predicted), "gold": _jsonable(s.gold), "tier": _tier(doc)}
     acc = status.sample(s.value, s.status, s.reason, sid, **extra)
     failed = s.status == UNPARSABLE

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import ParsedAnswer, parse_answer
+from .answer_parse import Obj, Paren, ParsedAnswer, parse_answer
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -169,14 +169,48 @@ def rule_from_config(cfg: Mapping) -> Rule:
 
 # ---------------------------------------------------------------------------- shape coercion
 
+# Readings fixed by a field's name where the card is silent (documented in the README):
+QUARTER_TURN_FIELDS = frozenset({"rots", "rot_k"})  # quarter turns, compared modulo 4
+PERCENT_FIELDS = frozenset({"percent"})  # percentage points; a bare fraction 0 < |v| < 1 is x100
+# names that place the numbers of a point / box / cell, first match wins
+POINT_NAMES = (("x", "y"), ("cx", "cy"), ("dx", "dy"), ("col", "row"), ("column", "row"))
+BOX_NAMES = (("x1", "y1", "x2", "y2"), ("xmin", "ymin", "xmax", "ymax"), ("left", "top", "right", "bottom"),
+             ("x0", "y0", "x1", "y1"))
+BOX_SIZE_NAMES = (("x", "y", "w", "h"), ("x", "y", "width", "height"), ("left", "top", "width", "height"))
+CELL_NAMES = (("row", "col"), ("r", "c"), ("row", "column"), ("y", "x"), ("i", "j"))
+SEQUENCE_PAIR_NAMES = (("tile", "rot"), ("tile", "rotation"), ("piece", "rot"), ("piece", "rotation"),
+                       ("tile", "rot_k"), ("index", "rot"))
+
 
 class _Shape(Exception):
     """The parsed answer does not have the shape the rule needs."""
 
 
+def _by_names(source, orders):
+    """Values of the first name tuple in ``orders`` that ``source`` (dict or Obj) has in full."""
+    get = source.get
+    for names in orders:
+        vals = [get(n) for n in names]
+        if all(v is not None and not isinstance(v, tuple) for v in vals):
+            return names, vals
+    return None, None
+
+
+def _unobj(v, orders, what):
+    """A JSON object item as its numbers in the order ``orders`` name (else in written order)."""
+    if isinstance(v, Obj):
+        names, vals = _by_names(v, orders)
+        if names is None:
+            if len(v.names) > 1:
+                raise _Shape(f"{what}: object with unknown names {', '.join(v.names)}")
+            return tuple(v)
+        return tuple(vals)
+    return v
+
+
 def _flat_numbers(items) -> list:
     """Positional numbers, unwrapping one enclosing list (``[3,-2]`` reads like ``3,-2``)."""
-    if len(items) == 1 and isinstance(items[0], tuple):
+    if len(items) == 1 and isinstance(items[0], tuple) and not isinstance(items[0], Obj):
         items = items[0]
     out = []
     for v in items:
@@ -187,7 +221,10 @@ def _flat_numbers(items) -> list:
 
 
 def _positional(parsed: ParsedAnswer) -> tuple:
-    """Positional items; when there are none, the named values in order ('count: 7')."""
+    """Positional items; when there are none, the named values in order ('count: 7'); both
+    together are two candidate answers, kept together so that a count of them fails."""
+    if parsed.items and parsed.fields:
+        return tuple(parsed.fields.values()) + parsed.items
     if parsed.items:
         return parsed.items
     return tuple(parsed.fields.values())
@@ -203,10 +240,12 @@ def _as_int(v, what="value") -> int:
     return v
 
 
-def _groups(items, size: int, what: str) -> list[tuple]:
-    """A list of ``size``-tuples from nested (``[[1,2],[3,4]]``) or flat (``1,2,3,4``) input."""
+def _groups(items, size: int, what: str, orders=()) -> list[tuple]:
+    """A list of ``size``-tuples from nested (``[[1,2],[3,4]]``) or flat (``1,2,3,4``) input;
+    JSON objects are placed by their names (``orders``)."""
+    items = [_unobj(v, orders, what) for v in items]
     if len(items) == 1 and isinstance(items[0], tuple) and items[0] and isinstance(items[0][0], tuple):
-        items = items[0]  # one enclosing list around the groups
+        items = [_unobj(v, orders, what) for v in items[0]]  # one enclosing list around the groups
     single_flat = len(items) == 1 and isinstance(items[0], tuple) and not any(isinstance(x, tuple) for x in items[0])
     if items and not single_flat and all(isinstance(v, tuple) for v in items):
         groups = []
@@ -223,53 +262,210 @@ def _groups(items, size: int, what: str) -> list[tuple]:
     return [tuple(flat[i : i + size]) for i in range(0, len(flat), size)]
 
 
-def _read(rule: Rule, parsed: ParsedAnswer):
-    """The parsed answer normalised to the rule's shape (raises _Shape)."""
+def _nested_groups(items, orders=(), what="list") -> list[tuple] | None:
+    """Items as a list of equal-length groups when they are written nested (``[[1,2],[3,4]]``,
+    ``(1,2), (3,4)``, ``[[1,2]]``), else None (a single flat list is not nested)."""
+    items = [_unobj(v, orders, what) for v in items]
+    if len(items) == 1 and isinstance(items[0], tuple) and items[0] and all(isinstance(v, tuple) for v in items[0]):
+        items = [_unobj(v, orders, what) for v in items[0]]
+    elif len(items) < 2:
+        return None
+    if all(isinstance(v, tuple) and v and not any(isinstance(x, tuple) for x in v) for v in items) \
+            and len({len(v) for v in items}) == 1:
+        return [tuple(v) for v in items]
+    return None
+
+
+def _no_extras(parsed: ParsedAnswer, used: set, what: str) -> None:
+    extra = [v for i, v in enumerate(parsed.items) if i not in used]
+    if extra:
+        raise _Shape(f"ambiguous: unnamed value(s) {_short(extra)} next to the named {what}")
+
+
+def _short(v) -> str:
+    text = repr(tuple(v) if isinstance(v, list) else v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _named_point(parsed: ParsedAnswer, dims: int):
+    if not parsed.fields:
+        return None
+    if dims == 1:
+        for name in ("dx", "x", "shift", "offset"):
+            if name in parsed.fields and not isinstance(parsed.fields[name], tuple):
+                dy = parsed.fields.get("dy", parsed.fields.get("y"))
+                if dy is not None and not isinstance(dy, tuple):
+                    return (parsed.fields[name], dy)
+                return (parsed.fields[name],)
+        return None
+    names, vals = _by_names(parsed.fields, POINT_NAMES)
+    if names is None:
+        return None
+    return tuple(vals)
+
+
+def _read_points(rule: Rule, parsed: ParsedAnswer) -> tuple:
+    point = _named_point(parsed, rule.dims)
+    if point is not None:
+        _no_extras(parsed, set(), "point")
+        return (point,)
+    items = _positional(parsed)
+    if rule.dims == 1:  # 1-D shifts, or (dx, dy) pairs: compared in the gold's shape
+        nested = _nested_groups(items, POINT_NAMES, "points")
+        if nested is not None and len(nested[0]) == 2:
+            return tuple(nested)
+        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2:
+            return (tuple(items[0]),)  # "(-31, 0)": parentheses write one (dx, dy), brackets a list
+    return tuple(_groups(items, rule.dims, "points", POINT_NAMES))
+
+
+def _box_from(names, vals) -> tuple:
+    if names is None:
+        return None
+    if names in BOX_SIZE_NAMES:
+        x, y, w, h = vals
+        return (x, y, x + w, y + h)
+    return tuple(vals)
+
+
+def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
+    box = parsed.fields and (_box_from(*_by_names(parsed.fields, BOX_NAMES))
+                             or _box_from(*_by_names(parsed.fields, BOX_SIZE_NAMES)))
+    if box:
+        _no_extras(parsed, set(), "box")
+        return (box,)
+    items = [_box_from(*_by_names(v, BOX_NAMES)) or _box_from(*_by_names(v, BOX_SIZE_NAMES)) or v
+             if isinstance(v, Obj) else v for v in _positional(parsed)]
+    nested = _nested_groups(items, POINT_NAMES, "boxes")
+    if nested is not None and len(nested[0]) == 2 and len(nested) % 2 == 0:
+        # corner pairs: "(x1,y1) to (x2,y2)", [[x1,y1],[x2,y2]]
+        return tuple(nested[i] + nested[i + 1] for i in range(0, len(nested), 2))
+    return tuple(_groups(items, 4, "boxes", BOX_NAMES))
+
+
+def _multiset(values) -> tuple:
+    """Order-free but count-sensitive: ``[2,5,2]`` is not the pair ``[2,5]``."""
+    return tuple(sorted(values))
+
+
+def _read_set(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
+    items = _positional(parsed)
+    if rule.item_size == 1:
+        return _multiset(_as_int(g[0], "item") for g in _groups(items, 1, "set"))
+    if rule.item_size == 2:
+        if "row" in parsed.fields and ("col" in parsed.fields or "column" in parsed.fields):
+            _no_extras(parsed, set(), "cell")
+            return ("cells", _multiset([(_as_int(parsed.fields["row"]),
+                                         _as_int(parsed.fields.get("col", parsed.fields.get("column"))))]))
+        nested = _nested_groups(items, CELL_NAMES, "cells")
+        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2:
+            nested = [items[0]]  # "(0, 3)": one (row, col) cell
+            items = (items,)
+        if nested is not None:
+            return ("cells", _multiset(tuple(_as_int(x, "cell") for x in g) for g in _groups(items, 2, "cells", CELL_NAMES)))
+        flat = [_as_int(v, "cell index") for v in _flat_numbers(items)]
+        if like is None or like[0] == "flat":  # a gold (or a gold of flat indices): flat cell indices
+            return ("flat", _multiset(flat))
+        rows, cols = (context or {}).get("rows"), (context or {}).get("cols")
+        pairs = [tuple(flat[i:i + 2]) for i in range(0, len(flat), 2)] if len(flat) % 2 == 0 else None
+        if pairs is not None and cols and not all((not rows or 0 <= r < rows) and 0 <= c < cols for r, c in pairs):
+            pairs = None  # not cells of this grid: flat indices
+        if pairs is not None:  # the gold lists (row, col): "0,3, 2,1" is written unbracketed pairs
+            return ("cells", _multiset(pairs))
+        return ("flat", _multiset(flat))
+    groups = _groups(items, rule.item_size, "set")
+    return _multiset(tuple(_as_int(x, "item") for x in g) for g in groups)
+
+
+def _read_sequence(parsed: ParsedAnswer) -> tuple:
+    items = _positional(parsed)
+    nested = _nested_groups(items)
+    if nested is not None and len(nested) > 1:  # a grid written row by row: read row-major
+        return tuple(_as_int(x, "item") for g in nested for x in g)
+    return tuple(_as_int(v, "item") for v in _flat_numbers(items))
+
+
+def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
+    """The parsed answer normalised to the rule's shape (raises _Shape). ``like``: the gold's
+    value, for readings that follow the gold's shape; ``context``: what the item says (grid)."""
     k = rule.kind
     if k == "int":
         flat = _flat_numbers(_positional(parsed))
+        if len(flat) != 1 and parsed.grouped is not None and isinstance(parsed.grouped, int):
+            flat = [parsed.grouped]
         if len(flat) != 1:
             raise _Shape(f"expected one integer, got {len(flat)} numbers")
         return _as_int(flat[0])
     if k == "sequence":
-        return tuple(_as_int(v, "item") for v in _flat_numbers(_positional(parsed)))
+        return _read_sequence(parsed)
     if k == "set":
-        groups = _groups(_positional(parsed), rule.item_size, "set")
-        if rule.item_size == 1:
-            return frozenset(_as_int(g[0], "item") for g in groups)
-        return frozenset(tuple(_as_int(x, "item") for x in g) for g in groups)
+        return _read_set(rule, parsed, like, context)
     if k == "fields":
         return _read_fields(rule, parsed)
     if k == "points":
-        return tuple(_groups(_positional(parsed), rule.dims, "points"))
+        return _read_points(rule, parsed)
     if k == "boxes":
-        return tuple(_groups(_positional(parsed), 4, "boxes"))
+        return _read_boxes(rule, parsed)
     raise _Shape(f"unknown rule kind {k}")  # unreachable: rule_from_config validates
+
+
+def _named_value(spec: FieldSpec, parsed: ParsedAnswer, used: set):
+    """The value written under one of the field's names (``name=v``, ``name: v``, ``name v``),
+    with the numbers that continue it after commas when the field is a list; or None."""
+    for n in spec.names():
+        if n in parsed.clashes:
+            raise _Shape(f"ambiguous: {n} is given two different values")
+        if n in parsed.fields:
+            v = parsed.fields[n]
+        elif n in parsed.loose:
+            i = parsed.loose[n]
+            used.add(i)
+            v = parsed.items[i]
+        else:
+            continue
+        if spec.type == "sequence" and not isinstance(v, tuple) and n in parsed.tails:
+            idx = parsed.tails[n]
+            used.update(idx)
+            v = (v, *(parsed.items[i] for i in idx))
+        return v
+    return None
 
 
 def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
     specs = rule.fields
+    if len(specs) == 1 and specs[0].type == "number" and parsed.grouped is not None:
+        return {specs[0].name: parsed.grouped}  # "1,234" / "length: 1,234 px": one number
     named = {}
+    used: set = set()
     for spec in specs:
-        for n in spec.names():
-            if n in parsed.fields:
-                named[spec.name] = parsed.fields[n]
-                break
+        v = _named_value(spec, parsed, used)
+        if v is not None:
+            named[spec.name] = v
+    if not named and len(parsed.items) == 1 and isinstance(parsed.items[0], tuple) and len(parsed.items[0]) == 1 \
+            and isinstance(parsed.items[0][0], Obj):  # [{"dx": 3, "dy": -2}]
+        obj = parsed.items[0][0]
+        named = {s.name: obj.get(n) for s in specs for n in s.names() if obj.get(n) is not None}
+        used = {0}
     if len(named) == len(specs):
+        _no_extras(parsed, used, "fields")
         values = [named[s.name] for s in specs]
     elif named:
         missing = [s.name for s in specs if s.name not in named]
-        if len(parsed.items) == len(missing):  # 'ring=2, 135' style mixes are read in order
-            it = iter(parsed.items)
+        rest = [v for i, v in enumerate(parsed.items) if i not in used]
+        if len(rest) == len(missing):  # 'ring=2, 135' style mixes are read in order
+            it = iter(rest)
             values = [named[s.name] if s.name in named else next(it) for s in specs]
         else:
             raise _Shape(f"missing field(s): {', '.join(missing)}")
     else:
         items = _positional(parsed)
-        if all(s.type != "sequence" for s in specs):
+        seqs = [s for s in specs if s.type == "sequence"]
+        if not seqs:
             values = _flat_numbers(items)
+            if len(values) != len(specs) and len(specs) == 1 and parsed.grouped is not None:
+                values = [parsed.grouped]
         else:
-            values = list(items[0]) if len(items) == 1 and len(specs) > 1 and isinstance(items[0], tuple) and all(isinstance(v, tuple) for v in items[0]) else list(items)
+            values = _sequence_fields(specs, items)
         if len(values) != len(specs):
             raise _Shape(f"expected {len(specs)} values ({', '.join(s.name for s in specs)}), got {len(values)}")
     out = {}
@@ -279,14 +475,38 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
                 v = (v,)
             if any(isinstance(x, tuple) for x in v):
                 raise _Shape(f"field {spec.name}: nested list")
-            out[spec.name] = tuple(_as_int(x, spec.name) for x in v)
+            v = tuple(_as_int(x, spec.name) for x in v)
+            out[spec.name] = _quarter_turns(v) if spec.name in QUARTER_TURN_FIELDS else v
         elif spec.type == "int":
-            out[spec.name] = _as_int(v, spec.name)
+            v = _as_int(v, spec.name)
+            out[spec.name] = _quarter_turns((v,))[0] if spec.name in QUARTER_TURN_FIELDS else v
         else:
             if isinstance(v, tuple):
                 raise _Shape(f"field {spec.name}: expected a number, found a list")
+            if spec.name in PERCENT_FIELDS and not parsed.percent and 0 < abs(v) < 1:
+                v = v * 100  # "0.375" is a share; "37.5" and "37.5%" are percentages
             out[spec.name] = v
     return out
+
+
+def _sequence_fields(specs, items) -> list:
+    """Unnamed values of fields that include lists: ``[[2,0,1],[1,2,0]]``, or for two list
+    fields, one pair per position: ``[[tile, rot], ...]`` (transposed)."""
+    seq_pairs = len(specs) == 2 and all(s.type == "sequence" for s in specs)
+    if seq_pairs:
+        nested = _nested_groups(items, SEQUENCE_PAIR_NAMES, "pairs")
+        if nested is not None and len(nested[0]) == 2 and len(nested) > 2:
+            return [tuple(g[0] for g in nested), tuple(g[1] for g in nested)]
+    if len(items) == 1 and len(specs) > 1 and isinstance(items[0], tuple) and all(isinstance(v, tuple) for v in items[0]):
+        return list(items[0])
+    return list(items)
+
+
+def _quarter_turns(values: tuple) -> tuple:
+    """Quarter turns modulo 4; degrees (every value a multiple of 90, one of them nonzero) / 90."""
+    if any(v % 90 == 0 and v != 0 for v in values) and all(v % 90 == 0 for v in values):
+        values = tuple(v // 90 for v in values)
+    return tuple(v % 4 for v in values)
 
 
 # ---------------------------------------------------------------------------- comparison
@@ -317,8 +537,24 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _compare(rule: Rule, pred, gold) -> tuple[bool, str]:
+IOU_EPS = 1e-9  # an IoU of exactly min_iou computed in floating point (0.49999999...) passes
+
+
+def _same_cells(rule: Rule, pred, gold, context) -> tuple[bool, str]:
+    (pk, pv), (gk, gv) = pred, gold
+    if pk != gk:
+        cols = (context or {}).get("cols")
+        if not cols:
+            return False, "cannot compare (row, col) cells with flat cell indices: the grid size is unknown"
+        to_flat = lambda cells: _multiset(r * cols + c for r, c in cells)  # noqa: E731
+        pv, gv = (to_flat(pv) if pk == "cells" else pv), (to_flat(gv) if gk == "cells" else gv)
+    return (pv == gv), ("exact match" if pv == gv else "differs from gold")
+
+
+def _compare(rule: Rule, pred, gold, context=None) -> tuple[bool, str]:
     k = rule.kind
+    if k == "set" and rule.item_size == 2:
+        return _same_cells(rule, pred, gold, context)
     if k in ("int", "sequence", "set"):
         return (pred == gold), ("exact match" if pred == gold else "differs from gold")
     if k == "fields":
@@ -336,8 +572,10 @@ def _compare(rule: Rule, pred, gold) -> tuple[bool, str]:
         if len(pred) != len(gold):
             return False, f"expected {len(gold)} points, got {len(pred)}"
         for i, (p, g) in enumerate(zip(pred, gold)):
+            if len(p) != len(g):  # a 1-D shift is (dx, 0): compared in the gold's shape
+                p, g = tuple(p) + (0,) * (len(g) - len(p)), tuple(g) + (0,) * (len(p) - len(g))
             if rule.metric == "euclidean":
-                d = math.sqrt(sum((float(a) - float(b)) ** 2 for a, b in zip(p, g)))
+                d = math.dist([float(a) for a in p], [float(b) for b in g])
             else:
                 d = max(abs(float(a) - float(b)) for a, b in zip(p, g))
             if not d <= rule.tol + 1e-9:
@@ -351,18 +589,19 @@ def _compare(rule: Rule, pred, gold) -> tuple[bool, str]:
         for order in orders:
             worst = min((_iou(pred[j], g) for j, g in zip(order, gold)), default=1.0)
             best = max(best, worst)
-        ok = best >= rule.min_iou
+        ok = best >= rule.min_iou - IOU_EPS
         return ok, f"min IoU {best:.3f} {'>=' if ok else '<'} {rule.min_iou:g}"
     return False, f"unknown rule kind {k}"
 
 
-def read_value(rule: Rule, text: str, *, require_span: bool):
-    """Parse ``text`` and normalise it to the rule's shape: ``(value, None)`` or ``(None, reason)``."""
+def read_value(rule: Rule, text: str, *, require_span: bool, like=None, context=None):
+    """Parse ``text`` and normalise it to the rule's shape: ``(value, None, span)`` or
+    ``(None, reason, span)``."""
     parsed = parse_answer(text, require_span=require_span)
     if not parsed.ok:
         return None, parsed.reason, parsed.span
     try:
-        return _read(rule, parsed), None, parsed.span
+        return _read(rule, parsed, like, context), None, parsed.span
     except _Shape as exc:
         return None, str(exc), parsed.span
 
@@ -373,14 +612,43 @@ def _read_gold(rule: Rule, gold: str):
     return read_value(rule, gold, require_span=False)
 
 
-def score(rule: Rule | Mapping, prediction: str, gold: str) -> Score:
-    """Score one prediction (model output containing ``<answer>…</answer>``) against ``gold``."""
+def grid_of(doc: Mapping | None) -> dict | None:
+    """``{"rows", "cols"}`` of a grid task's item, from its ``meta`` (dict or JSON) or its
+    prompt ("4 rows and 6 columns", "4x6 grid"); None when it says nothing."""
+    import json
+    import re
+
+    if not isinstance(doc, Mapping):
+        return None
+    meta = doc.get("meta")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            meta = None
+    if isinstance(meta, Mapping) and isinstance(meta.get("cols"), int) and meta.get("cols", 0) > 0:
+        return {"rows": meta.get("rows"), "cols": meta["cols"]}
+    prompt = doc.get("prompt")
+    if isinstance(prompt, str):
+        m = re.search(r"(\d{1,3})\s*rows?\s*(?:and|,|x|×|by)\s*(\d{1,3})\s*col", prompt[:4000], re.I) or \
+            re.search(r"(\d{1,3})\s*[x×]\s*(\d{1,3})\s*grid", prompt[:4000], re.I)
+        if m and int(m.group(2)) > 0:
+            return {"rows": int(m.group(1)), "cols": int(m.group(2))}
+    return None
+
+
+def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | None = None) -> Score:
+    """Score one prediction (model output containing ``<answer>…</answer>``) against ``gold``.
+    ``context``: what the item tells about its shape (``grid_of(doc)``), for flat cell indices."""
     rule = rule_from_config(rule)
     g, why, _ = _read_gold(rule, gold) if isinstance(gold, str) else read_value(rule, gold, require_span=False)
     if why is not None:
         return Score(False, BAD_GOLD, f"gold answer unreadable: {why}", None, None, None)
-    p, why, span = read_value(rule, prediction, require_span=True)
+    p, why, span = read_value(rule, prediction, require_span=True, like=g, context=context)
     if why is not None:
         return Score(False, UNPARSABLE, why, None, g, span)
-    ok, reason = _compare(rule, p, g)
+    try:
+        ok, reason = _compare(rule, p, g, context)
+    except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
+        ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
     return Score(ok, OK, reason, p, g, span)

@@ -1,0 +1,364 @@
+"""Every natural shape of a CwI answer and of a gold (issue 14.3), and two hardening items of
+issue 15 (find_span offsets, overflow in the comparison).
+
+The official gold strings are not public: each class writes the same value in many spellings
+(hypothesis picks the spelling of the gold and of the prediction independently) and checks that
+the right value scores 1 whatever the spellings, and a changed value scores 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmms_plugins.tasks.cwi.answer_parse import find_span, parse_answer
+from lmms_plugins.tasks.cwi.rules import OK, UNPARSABLE, grid_of, score
+from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+
+FEW = settings(max_examples=60, deadline=None)
+
+
+def judge(task, pred, gold, context=None):
+    return score(rule_for_task(task), f"<answer>{pred}</answer>", gold, context)
+
+
+def right(task, pred, gold, context=None) -> bool:
+    s = judge(task, pred, gold, context)
+    assert s.status == OK, (pred, gold, s.reason)
+    return s.correct
+
+
+def _lst(xs, open_="[", close="]", sep=", "):
+    return open_ + sep.join(str(x) for x in xs) + close
+
+
+# ------------------------------------------------------------------ rotated_jigsaw: [[tile, rot], ...]
+
+def _spell_tiles_rots(tiles, rots, how, degrees=False):
+    rots = [r * 90 for r in rots] if degrees else rots
+    if how == "named":
+        return f"tiles={_lst(tiles)}; rots={_lst(rots)}"
+    if how == "colon_spaces":
+        return f"tiles: {' '.join(map(str, tiles))}; rots: {' '.join(map(str, rots))}"
+    if how == "two_lists":
+        return _lst([_lst(tiles), _lst(rots)])
+    if how == "pairs":
+        return _lst([_lst(p) for p in zip(tiles, rots)])
+    if how == "tuples":
+        return ", ".join(_lst(p, "(", ")") for p in zip(tiles, rots))
+    if how == "objects":
+        return _lst([f'{{"tile": {t}, "rot": {r}}}' for t, r in zip(tiles, rots)])
+    if how == "objects_swapped":
+        return _lst([f'{{"rotation": {r}, "tile": {t}}}' for t, r in zip(tiles, rots)])
+    if how == "json":
+        return f'{{"tiles": {_lst(tiles)}, "rots": {_lst(rots)}}}'
+    raise AssertionError(how)
+
+
+TR_SPELLINGS = ("named", "colon_spaces", "two_lists", "pairs", "tuples", "objects", "objects_swapped", "json")
+
+
+@FEW
+@given(st.integers(3, 9).flatmap(lambda n: st.tuples(st.permutations(range(n)), st.lists(st.integers(0, 3), min_size=n, max_size=n))),
+       st.sampled_from(TR_SPELLINGS), st.sampled_from(TR_SPELLINGS), st.booleans())
+def test_rotated_jigsaw_pairs_and_lists_in_any_spelling(value, gold_how, pred_how, degrees):
+    tiles, rots = list(value[0]), value[1]
+    gold = _spell_tiles_rots(tiles, rots, gold_how)
+    assert right("rotated_jigsaw", _spell_tiles_rots(tiles, rots, pred_how, degrees), gold)
+    wrong_rots = [(r + 1) % 4 if i == 0 else r for i, r in enumerate(rots)]
+    assert not right("rotated_jigsaw", _spell_tiles_rots(tiles, wrong_rots, pred_how), gold)
+
+
+# ------------------------------------------------------------------ double_exposure: 1-D and 2-D shifts
+
+def _spell_shifts(xs, how):
+    if how == "flat":
+        return _lst(xs)
+    if how == "pairs":
+        return _lst([_lst([x, 0]) for x in xs])
+    if how == "tuples":
+        return ", ".join(f"({x}, 0)" for x in xs)
+    if how == "objects":
+        return _lst([f'{{"dx": {x}, "dy": 0}}' for x in xs])
+    if how == "named":
+        return f"shifts: {_lst(xs)}"
+    raise AssertionError(how)
+
+
+@FEW
+@given(st.lists(st.integers(-150, 150), min_size=1, max_size=3),
+       st.sampled_from(("flat", "pairs", "tuples", "objects", "named")),
+       st.sampled_from(("flat", "pairs", "tuples", "objects", "named")))
+def test_double_exposure_shifts_1d_or_2d_compared_in_the_golds_shape(xs, gold_how, pred_how):
+    gold = _spell_shifts(xs, gold_how)
+    assert right("double_exposure", _spell_shifts([x + 5 for x in xs], pred_how), gold)
+    assert not right("double_exposure", _spell_shifts([x + 9 for x in xs], pred_how), gold)
+    # a 2-D answer whose dy is not 0 is off by dy
+    assert not right("double_exposure", _lst([_lst([x, 12]) for x in xs]), gold)
+
+
+# ------------------------------------------------------------------ anomaly_v2: flat indices and (row, col)
+
+def _spell_cells(cells, cols, how):
+    if how == "pairs":
+        return _lst([_lst(c) for c in cells])
+    if how == "tuples":
+        return ", ".join(_lst(c, "(", ")") for c in cells)
+    if how == "objects":
+        return _lst([f'{{"row": {r}, "col": {c}}}' for r, c in cells])
+    if how == "objects_swapped":
+        return _lst([f'{{"col": {c}, "row": {r}}}' for r, c in cells])
+    if how == "flat":
+        return _lst([r * cols + c for r, c in cells])
+    raise AssertionError(how)
+
+
+CELL_SPELLINGS = ("pairs", "tuples", "objects", "objects_swapped", "flat")
+
+
+@FEW
+@given(st.integers(3, 8), st.integers(3, 8), st.data(), st.sampled_from(CELL_SPELLINGS), st.sampled_from(CELL_SPELLINGS))
+def test_anomaly_cells_as_pairs_or_flat_indices(rows, cols, data, gold_how, pred_how):
+    cells = sorted(data.draw(st.sets(st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1)), min_size=1, max_size=5)))
+    doc = {"prompt": f"The image is a grid of {rows} rows and {cols} columns of tiles.", "meta": "{}"}
+    context = grid_of(doc)
+    gold = _spell_cells(cells, cols, gold_how)
+    shuffled = data.draw(st.permutations(cells))
+    assert right("anomaly_v2", _spell_cells(shuffled, cols, pred_how), gold, context)
+    fewer = cells[1:] or [((cells[0][0] + 1) % rows, cells[0][1])]
+    assert not right("anomaly_v2", _spell_cells(fewer, cols, pred_how), gold, context)
+
+
+def test_grid_size_from_meta_or_prompt_and_unknown_grid_is_a_reason():
+    assert grid_of({"meta": '{"rows": 4, "cols": 6}'}) == {"rows": 4, "cols": 6}
+    assert grid_of({"meta": {"rows": 4, "cols": 6}}) == {"rows": 4, "cols": 6}
+    assert grid_of({"prompt": "A 5x7 grid of tiles"}) == {"rows": 5, "cols": 7}
+    assert grid_of({"prompt": "no grid here"}) is None
+    s = judge("anomaly_v2", "[[0,3],[1,3]]", "[3, 9]")
+    assert not s.correct and "grid size is unknown" in s.reason
+
+
+# ------------------------------------------------------------------ jigsaw: a nested grid is row-major
+
+@FEW
+@given(st.integers(2, 4).flatmap(lambda g: st.tuples(st.just(g), st.permutations(range(g * g)))), st.booleans(), st.booleans())
+def test_jigsaw_flat_or_nested_grid(value, gold_nested, pred_nested):
+    g, perm = value
+    nested = lambda p: _lst([_lst(p[i * g:(i + 1) * g]) for i in range(g)])  # noqa: E731
+    gold = nested(perm) if gold_nested else _lst(perm)
+    assert right("jigsaw", nested(perm) if pred_nested else _lst(perm), gold)
+    swapped = list(perm)
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    assert not right("jigsaw", nested(swapped) if pred_nested else _lst(swapped), gold)
+
+
+# ------------------------------------------------------------------ boxes: corners, corner pairs, names
+
+def _spell_box(b, how):
+    x1, y1, x2, y2 = b
+    return {
+        "list": _lst(b),
+        "corner_pair": f"({x1}, {y1}) to ({x2}, {y2})",
+        "corner_list": f"[[{x1}, {y1}], [{x2}, {y2}]]",
+        "named": f"x1={x1}, y1={y1}, x2={x2}, y2={y2}",
+        "named_shuffled": f"y2={y2}, x1={x1}, x2={x2}, y1={y1}",
+        "json": f'{{"xmin": {x1}, "ymin": {y1}, "xmax": {x2}, "ymax": {y2}}}',
+        "xywh_named": f"x={x1}, y={y1}, w={x2 - x1}, h={y2 - y1}",
+    }[how]
+
+
+BOX_SPELLINGS = ("list", "corner_pair", "corner_list", "named", "named_shuffled", "json", "xywh_named")
+
+
+@FEW
+@given(st.tuples(st.integers(0, 800), st.integers(0, 800), st.integers(50, 200), st.integers(50, 200)),
+       st.sampled_from(BOX_SPELLINGS), st.sampled_from(BOX_SPELLINGS))
+def test_one_box_in_any_spelling(raw, gold_how, pred_how):
+    x, y, w, h = raw
+    box = (x, y, x + w, y + h)
+    gold = _spell_box(box, gold_how)
+    assert right("crop_provenance", _spell_box(box, pred_how), gold)
+    far = (x + w, y + h, x + 2 * w, y + 2 * h)  # touches at a corner: IoU 0
+    assert not right("crop_provenance", _spell_box(far, pred_how), gold)
+
+
+def test_two_boxes_as_corner_pairs():
+    gold = "[[0,0,100,100],[500,500,700,700]]"
+    assert right("sub_rect_swap", "(500,500) to (700,700) and (0,0) to (100,100)", gold)
+    assert right("sub_rect_swap", gold, "(0, 0) to (100, 100); (500, 500) to (700, 700)")
+
+
+@FEW
+@given(st.integers(0, 5000), st.integers(0, 5000), st.integers(1, 3000), st.integers(1, 3000))
+def test_iou_of_exactly_one_half_in_decimals_passes(a, b, k, h):
+    """gold x from a/10 to (a+2k)/10, the answer covers its left half: IoU is exactly 0.5."""
+    gold = f"[{a / 10}, {b / 10}, {(a + 2 * k) / 10}, {(b + h) / 10}]"
+    pred = f"[{a / 10}, {b / 10}, {(a + k) / 10}, {(b + h) / 10}]"
+    s = judge("crop_provenance", pred, gold)
+    assert s.correct, s.reason
+
+
+# ------------------------------------------------------------------ parser structure
+
+def test_parenthesis_in_prose_is_not_an_empty_list():
+    assert right("alignment", "(see the code above) 3, -2", "3,-2")
+    assert right("peak_count", "7 (counted twice)", "7")
+    assert parse_answer("(none) [1, 2]", require_span=False).items == ((1, 2),)
+
+
+def test_list_of_json_objects_stays_a_list():
+    p = parse_answer('[{"x": 1, "y": 2}, {"x": 3, "y": 4}]', require_span=False)
+    assert not p.fields and len(p.items[0]) == 2
+    assert right("gain_center", '[{"x": 100, "y": 100}, {"y": 50, "x": 200}]', "[[100,100],[200,50]]")
+    assert not right("gain_center", '[{"x": 100, "y": 100}, {"x": 50, "y": 200}]', "[[100,100],[200,50]]")
+
+
+@FEW
+@given(st.permutations(range(5)), st.permutations(range(4)), st.sampled_from((" ", ", ")), st.sampled_from((": ", "=", " = ")))
+def test_space_or_comma_runs_bind_all_numbers_to_the_name(rows, cols, sep, eq):
+    gold = f"rows=[{','.join(map(str, rows))}]; cols=[{','.join(map(str, cols))}]"
+    pred = f"rows{eq}{sep.join(map(str, rows))}; cols{eq}{sep.join(map(str, cols))}"
+    assert right("unshuffle2d", pred, gold)
+    assert not right("unshuffle2d", pred, f"rows=[{','.join(map(str, rows[::-1]))}]; cols=[{','.join(map(str, cols))}]")
+
+
+# ------------------------------------------------------------------ names bind by name
+
+@FEW
+@given(st.integers(0, 479), st.integers(0, 479), st.sampled_from(("{x}={a}, {y}={b}", "{y}={b}, {x}={a}", "{y}: {b}; {x}: {a}",
+                                                                 '{{"{y}": {b}, "{x}": {a}}}')),
+       st.sampled_from((("x", "y"), ("cx", "cy"))))
+def test_point_fields_bind_by_name_in_any_order(a, b, template, names):
+    pred = template.format(x=names[0], y=names[1], a=a, b=b)
+    assert right("brightest_blob", pred, f"{a},{b}")
+    if abs(a - b) > 2:
+        assert not right("brightest_blob", pred, f"{b},{a}")
+
+
+@FEW
+@given(st.integers(-179, 180), st.integers(50, 200), st.sampled_from(("scale {s}, angle {a}°", "angle {a} deg, scale {s}",
+                                                                     "rotation {a}, zoom {s}", "scale={s} angle={a}")))
+def test_names_without_equals_bind_by_name(angle, scale100, template):
+    s = scale100 / 100
+    pred = template.format(a=angle, s=s)
+    assert right("rot_scale", pred, f"angle={angle}, scale={s}")
+    assert not right("rot_scale", pred, f"angle={angle}, scale={s + 0.1:.2f}")
+
+
+# ------------------------------------------------------------------ ambiguity: two candidate readings are wrong
+
+@FEW
+@given(st.integers(-50, 50), st.integers(-50, 50), st.sampled_from(("dx={a}, dy={b} (or maybe {c}, {c})", "dx={a}, dy={b}, {c}",
+                                                                   "dx={a} dy={b} [{c} {c}]", "dx={a}, dy={b}, dx={c}")))
+def test_unnamed_extra_numbers_next_to_named_fields_make_the_answer_wrong(a, b, template):
+    c = a + 7
+    s = judge("alignment", template.format(a=a, b=b, c=c), f"{a},{b}")
+    assert not s.correct and s.status == UNPARSABLE and "ambiguous" in s.reason
+
+
+def test_named_and_positional_mix_still_reads_in_order():
+    assert right("ring_rotor", "ring=2, 135", "ring=2, angle=135.0")
+
+
+# ------------------------------------------------------------------ congruent_pair: order-free, count-sensitive
+
+@FEW
+@given(st.integers(0, 9), st.integers(0, 9), st.sampled_from(("[{i}, {j}]", "({i}, {j})", "{i} and {j}", "pair: {i}, {j}")))
+def test_congruent_pair_is_order_free_but_a_pair(i, j, template):
+    gold = f"[{i}, {j}]"
+    assert right("congruent_pair", template.format(i=j, j=i), gold)
+    assert not right("congruent_pair", f"{i}", gold) or False
+    assert not right("congruent_pair", f"[{i}, {j}, {i}]", gold)
+
+
+# ------------------------------------------------------------------ readings chosen where the card is silent
+
+@FEW
+@given(st.integers(15, 960))
+def test_percent_as_unit_or_fraction(tenths):
+    pct = tenths / 10
+    for gold in (f"{pct}", f"{pct}%", f"{pct / 100:.4f}"):
+        for pred in (f"{pct}", f"{pct} %", f"{pct}%", f"{pct / 100:.4f}", f"percent: {pct}"):
+            assert right("restore_then_measure", pred, gold), (pred, gold)
+        assert not right("restore_then_measure", f"{pct + 2}", gold)
+
+
+@FEW
+@given(st.integers(0, 3), st.integers(-3, 3), st.sampled_from(("{k}", "{k4}", "{deg}")))
+def test_rot_k_modulo_four_and_degrees(k, turns, template):
+    gold = f"dx=3, dy=-2, rot_k={k}, fliph=1"
+    val = template.format(k=k, k4=k + 4 * turns, deg=90 * k)
+    assert right("transform_chain", f"dx=3, dy=-2, rot_k={val}, fliph=true", gold)
+    assert not right("transform_chain", f"dx=3, dy=-2, rot_k={(k + 1) % 4}, fliph=1", gold)
+
+
+@FEW
+@given(st.integers(1000, 5750), st.sampled_from(("{g}", "{g} px", "length: {g}", "{p}")))
+def test_thousands_separators(n, template):
+    grouped = f"{n:,}"
+    assert right("trace_length", template.format(g=grouped, p=n), str(n))
+    assert right("trace_length", str(n), grouped)
+    assert right("color_count", grouped, str(n))
+
+
+@FEW
+@given(st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)),
+       st.sampled_from(("#{h}", "{h_low}", "numbered", "rgb", "named")))
+def test_colours_as_hex_numbered_list_or_rgb(rgb, how):
+    r, g, b = rgb
+    hexa = f"{r:02X}{g:02X}{b:02X}"
+    pred = {"#{h}": f"#{hexa}", "{h_low}": f"#{hexa.lower()}", "numbered": f"1. {r}\n2. {g}\n3. {b}",
+            "rgb": f"RGB({r}, {g}, {b})", "named": f"R: {r}\nG: {g}\nB: {b}"}[how]
+    assert right("swatch_rgb", pred, f"{r},{g},{b}")
+    assert right("swatch_rgb", f"{r},{g},{b}", f"#{hexa}")
+    assert not right("swatch_rgb", pred, f"{(r + 40) % 256},{g},{b}")
+
+
+@FEW
+@given(st.integers(0, 359), st.integers(-4, 4))
+def test_ring_rotor_angle_wraps_at_360(angle, d):
+    assert right("ring_rotor", f"ring=1, angle={angle + d - 360}", f"ring=1, angle={angle}")
+    assert not right("ring_rotor", f"ring=1, angle={angle + 7 + 360}", f"ring=1, angle={angle}")
+
+
+# ------------------------------------------------------------------ issue 15.3 / 15.4
+
+def test_find_span_offsets_survive_characters_whose_lower_case_is_longer():
+    assert find_span("İİ <answer>14,7</answer>") == "14,7"
+    assert find_span("İ" * 50 + "<ANSWER>3</Answer> tail") == "3"
+    assert right("alignment", "İİ 3,-2", "3,-2")
+
+
+def test_huge_points_are_a_wrong_answer_not_an_overflow_error():
+    for task in ("brightest_blob", "gain_center", "circle_fit"):
+        s = judge(task, "[[1e200,1e200]]", "240,130" if task != "gain_center" else "[[100,100]]")
+        assert (s.correct, s.status) == (False, OK) and s.reason
+    s = judge("crop_provenance", "[0,0,1e200,1e200]", "[0,0,10,10]")
+    assert s.status == OK and not s.correct
+
+
+# ------------------------------------------------------------------ the whole output counts
+
+def test_cwi_tasks_keep_the_reasoning_for_the_last_answer_span():
+    template = Path(__file__).resolve().parents[2] / "tasks" / "cwi" / "_default_template_yaml"
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    cfg = yaml.load(template.read_text(encoding="utf-8"), Loader=Loader)
+    assert cfg["reasoning_tags"] == "none"
+    # the answer inside the reasoning is the last span of the whole output
+    out = "<think>try <answer>1,1</answer> then <answer>3,-2</answer></think>"
+    assert right("alignment", out.replace("<answer>", "").replace("</answer>", "")[:0] + "3,-2", "3,-2")
+    assert score(rule_for_task("alignment"), out, "3,-2").correct
+
+
+@pytest.mark.parametrize("text", ["(a) 1", "[{}]", "{[]}", "((()))", "[{'a': []}]", "İ" * 5, "#zzzzzz", "1. 2. 3."])
+def test_odd_structures_never_raise(text):
+    for task in ("alignment", "anomaly_v2", "rotated_jigsaw", "crop_provenance", "double_exposure", "jigsaw"):
+        s = judge(task, text, "[1, 2]" if task != "rotated_jigsaw" else "tiles=[1,0,2]; rots=[0,1,2]")
+        assert s.status in (OK, UNPARSABLE, "missing_data")
