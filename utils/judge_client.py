@@ -251,6 +251,8 @@ def _transport_error(url: str, exc: Exception, calls: int, timeout_s: float) -> 
         return f"judge endpoint {url} answered HTTP {status} (not retried): {body}"
     if isinstance(exc, openai.APITimeoutError):
         return f"judge endpoint {url} failed {calls} time(s); last error: timeout after {timeout_s}s"
+    if not isinstance(exc, openai.APIConnectionError):
+        return f"judge endpoint {url} failed: {type(exc).__name__}: {exc}"
     cause = exc.__cause__ or exc
     return f"judge endpoint {url} failed {calls} time(s); last error: connection error: {type(cause).__name__}: {cause}"
 
@@ -375,11 +377,7 @@ class JudgeClient:
         try:
             raw = self._transport().chat.completions.with_raw_response.create(**kwargs)
             problem = None
-        except openai.APIStatusError as exc:
-            problem = exc
-        except openai.APITimeoutError as exc:
-            problem = exc
-        except openai.APIConnectionError as exc:
+        except openai.OpenAIError as exc:  # HTTP status, timeout, connection, or anything else: a judge failure
             problem = exc
         finally:
             calls = self._tls.retries + 1
