@@ -369,11 +369,12 @@ def test_capabilities_describe_this_machine():
 
 
 @needs_uid
-def test_an_evaluator_killed_mid_run_leaves_nothing_behind():
+def test_an_evaluator_killed_mid_run_leaves_nothing_behind(tmp_path):
     """The watchdog (coreutils timeout) ends a sleeping program whose evaluator died without cleaning up."""
     helper = (
-        "import os, sys, threading, time\n"
+        "import os, sys, tempfile, threading, time\n"
         "from lmms_plugins.utils import sandbox\n"
+        f"tempfile.tempdir = {str(tmp_path)!r}  # the dead evaluator's scratch folder stays here, not in /tmp\n"
         "t = threading.Thread(target=sandbox.run_python, args=('import time\\ntime.sleep(600)', {}, sandbox.Limits(wall_s=1)))\n"
         "t.start()\n"
         "for _ in range(100):\n"
