@@ -316,8 +316,23 @@ class Entry:
     ci: tuple[float, float] | None
     ci_method: str
     n: int | None
-    rank: int | None  # among the community rows of the block (1 = best)
+    rank: int | None  # among the community rows of the block (1 = best); None: not ranked
     deltas: dict[str, float]  # community model -> this value minus theirs
+    pending: tuple[int, int] | None = None  # (pending, total) where the run reports it (DoD)
+    unranked: str = ""  # why a value with published rows is not ranked
+
+    def pending_text(self, unit: str, higher_is_better: bool = True) -> str:
+        """'pending 900/1050 (85.7 %), ceiling 14.3' (the best value the run could show once the
+        pending samples, kept in the denominator at 0, were decided)."""
+        if self.pending is None:
+            return "pending not reported"
+        p, t = self.pending
+        share = p / t if t else 0.0
+        best = (t - p) / t if t else 0.0
+        bound = _fmt(100.0 * best if unit == "%" else best, unit)
+        if higher_is_better:
+            return f"pending {p}/{t} ({100 * share:.1f} %), ceiling {bound}"
+        return f"pending {p}/{t} ({100 * share:.1f} %), up to {_fmt(100.0 * share if unit == '%' else share, unit)} more once decided"
 
 
 @dataclass
@@ -368,6 +383,29 @@ def _rank(value: float, published: list[float], mm: MetricMap) -> int:
 def _community_value(r: Baseline, mm: MetricMap) -> float:
     """A published value in the block's display unit."""
     return r.value / r.scale * (100.0 if mm.display_unit == "percent" else 1.0)
+
+
+PENDING_RANK_LIMIT = 0.05  # a value with more of its samples pending is shown but not ranked
+
+
+def pending_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
+    """(pending, total) of a metric: from the counts the task reports (DoD's ``<metric>_counts``
+    or summary dict), else from logged samples (value None = pending); None when unknown."""
+    candidates = [tr.values.get(f"{metric}_counts")]
+    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
+    for c in candidates:
+        if isinstance(c, dict) and isinstance(c.get("pending"), int) and isinstance(c.get("total"), int):
+            return c["pending"], c["total"]
+    if tr.samples:
+        pending = total = 0
+        for line in tr.samples:
+            item = line.get(metric)
+            if isinstance(item, dict) and item.get("applicable") is not False and "value" in item:
+                total += 1
+                pending += item.get("value") is None
+        if total:
+            return pending, total
+    return None
 
 
 def _metric_n(tr: TaskResult, metric: str) -> int | None:
@@ -433,7 +471,14 @@ def build(runs: list[Run]) -> Comparison:
                 deltas = {c.model: value - _community_value(c, mm) for c in community}
                 rank = _rank(value, [_community_value(c, mm) for c in scored], mm) if scored else None
                 n = _metric_n(tr, metric)
-                entries.append(Entry(r.label, value, ci, iv.method if iv else "", n, rank, deltas))
+                pending = pending_of(tr, metric) if bench == "dod" else None
+                unranked = ""
+                if pending and pending[1] and pending[0] / pending[1] > PENDING_RANK_LIMIT and rank is not None:
+                    rank = None  # a rate whose undecided samples count as failures is not a result to rank
+                    unranked = (f"{r.label}: not ranked: {pending[0]} of {pending[1]} samples are pending "
+                                f"({100 * pending[0] / pending[1]:.1f} % > {100 * PENDING_RANK_LIMIT:.0f} %)")
+                    notes.append(unranked)
+                entries.append(Entry(r.label, value, ci, iv.method if iv else "", n, rank, deltas, pending, unranked))
                 ns = {c.n for c in scored if c.n}
                 if scored and n and ns and n < min(ns):
                     notes.append(f"{r.label}: {n} samples against {min(ns)} in the paper: a subset, the gap may be noise or selection")
@@ -478,8 +523,11 @@ def _block_rows(blk: Block) -> list[dict]:
         rows.append(dict(kind=c.kind, who=c.model + tag, value=v, ci="", source=c.source, n=c.n,
                          deltas={e.run: e.value - v for e in blk.entries}))
     for e in blk.entries:
+        source = f"your run; CI: {e.ci_method}" if e.ci_method else "your run"
+        if blk.benchmark == "dod":
+            source += "; " + e.pending_text(unit, blk.mm.higher_is_better)
         rows.append(dict(kind="yours", who="▶ " + e.run, value=e.value, ci=_ci_text(e, unit),
-                         source=(f"your run; CI: {e.ci_method}" if e.ci_method else "your run"), n=e.n, deltas={}, rank=e.rank))
+                         source=source, n=e.n, deltas={}, rank=e.rank))
     sign = -1 if blk.mm.higher_is_better else 1
     rows.sort(key=lambda r: (sign * r["value"], r["kind"] != "yours"))
     return rows
@@ -538,6 +586,9 @@ def render_text(cmp: Comparison) -> str:
                     e = next((e for e in blk.entries if e.run == r), None)
                     cells.append(f"{_fmt(e.value, unit)} {_ci_text(e, unit)}".strip() if e else "-")
                 w(f"  {blk.task:<28} {blk.mm.label[:26]:<26}" + "".join(f" {c:>30}" for c in cells) + "\n")
+                if bench == "dod":
+                    for e in blk.entries:
+                        w(f"  {'':<28} {'':<26} {e.run}: {e.pending_text(unit, blk.mm.higher_is_better)}\n")
     if cmp.paired:
         w("\n=== Paired tests on shared samples (second run minus first) ===\n")
         for p in cmp.paired:
@@ -596,7 +647,10 @@ def render_markdown(cmp: Comparison) -> str:
                 cells = []
                 for r in runs:
                     e = next((e for e in blk.entries if e.run == r), None)
-                    cells.append(f"{_fmt(e.value, blk.unit_suffix)} {_ci_text(e, blk.unit_suffix)}".strip() if e else "")
+                    cell = f"{_fmt(e.value, blk.unit_suffix)} {_ci_text(e, blk.unit_suffix)}".strip() if e else ""
+                    if e and bench == "dod":
+                        cell += f" ({e.pending_text(blk.unit_suffix, blk.mm.higher_is_better)})"
+                    cells.append(cell)
                 lines.append(f"| {blk.task} | {_md_escape(blk.mm.label)} | " + " | ".join(cells) + " |")
             lines.append("")
     if cmp.paired:
@@ -614,7 +668,8 @@ def render_markdown(cmp: Comparison) -> str:
 
 
 CSV_COLUMNS = ["benchmark", "task", "setting", "metric", "community_metric", "unit", "higher_is_better", "row", "model",
-               "value", "ci_lo", "ci_hi", "ci_method", "rank", "n", "delta_vs", "delta", "source", "protocol", "notes"]
+               "value", "ci_lo", "ci_hi", "ci_method", "rank", "n", "pending", "pending_total", "delta_vs", "delta", "source",
+               "protocol", "notes"]
 
 
 def csv_rows(cmp: Comparison) -> list[dict]:
@@ -626,6 +681,7 @@ def csv_rows(cmp: Comparison) -> list[dict]:
         for e in blk.entries:
             rows.append({**common, "row": "yours", "model": e.run, "value": e.value, "ci_lo": e.ci[0] if e.ci else "",
                          "ci_hi": e.ci[1] if e.ci else "", "ci_method": e.ci_method, "rank": e.rank or "", "n": e.n or "",
+                         "pending": e.pending[0] if e.pending else "", "pending_total": e.pending[1] if e.pending else "",
                          "protocol": "this package", "notes": "; ".join(dict.fromkeys(blk.notes))})
         for c in blk.community:
             for e in blk.entries or [None]:
