@@ -1,0 +1,62 @@
+"""LMMS_PLUGINS_DOD_REFUSAL=hybrid: only the responses the detector is uncertain about go to the
+refusal judge (a real HTTP server on 127.0.0.1); the others keep the detector's answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dod_fixtures import make_dataset, read_jsonl
+from judge_server import FakeJudgeServer
+
+from lmms_plugins.tasks.dod import hooks
+from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+
+CLEAR_REFUSAL = "<think>The chair would need to be both in front of and behind the table, so no valid arrangement exists.</think>"
+CLEAR_DRAW = "<think>The chair fits in front of the table; nothing blocks it.</think>Done."
+
+
+def judge_says(concludes: bool, evidence: str = ""):
+    def handler(request):
+        return json.dumps({"concludes_infeasible": concludes, "reason_correct": None, "evidence": evidence, "reason": "r"})
+    return handler
+
+
+@pytest.fixture
+def docs(tmp_path, monkeypatch):
+    root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "hybrid")
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
+    return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
+
+
+def test_hybrid_asks_the_judge_only_when_uncertain(docs, monkeypatch):
+    doc = docs["spatial_arangement-1-infeasible"]
+    assert detect_refusal(CLEAR_REFUSAL).verdict == "refused" and detect_refusal(CLEAR_DRAW).verdict == "not_refused"
+    with FakeJudgeServer(judge_says(False)) as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        a = hooks.score_sample(doc, json.dumps({"text": CLEAR_REFUSAL, "images": []}))
+        b = hooks.score_sample(doc, json.dumps({"text": CLEAR_DRAW, "images": []}))
+        assert server.calls == 0  # both are certain: the detector's answers stand
+        assert a.refused is True and a.refusal_rule != "hybrid_judge" and b.refused is False
+
+        monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "1000")  # everything uncertain
+        c = hooks.score_sample(doc, json.dumps({"text": CLEAR_REFUSAL, "images": []}))
+        assert server.calls == 1 and c.refused is False and c.refusal_rule == "hybrid_judge"  # the judge decided
+
+
+def test_hybrid_judge_failure_is_pending_not_a_verdict(docs, monkeypatch):
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "1000")
+    with FakeJudgeServer(lambda r: "not json") as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        rec = hooks.score_sample(docs["spatial_arangement-1-infeasible"], json.dumps({"text": CLEAR_REFUSAL, "images": []}))
+        assert rec.refused is None and rec.status == "judge_error"
+
+
+def test_a_bad_margin_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "wide")
+    with pytest.raises(ValueError, match="LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN"):
+        detect_refusal("There is no valid path.")
