@@ -181,9 +181,17 @@ pid = os.fork()
 if pid == 0:
     try:
         uid = cfg["uid"]
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+        if uid >= 0:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        else:  # a user namespace's root: stays uid 0 there, but without any capability
+            for c in range(64):
+                libc.prctl(24, c, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last capability)
+            libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+            hdr, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+            if libc.capset(hdr, data) != 0:
+                raise OSError(ctypes.get_errno(), "capset")
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: no setuid binary gives root back
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
         os.execv(cfg["argv"][0], cfg["argv"])
@@ -266,12 +274,10 @@ def _probe() -> dict:
     ns_ok, ns_why = False, ""
     if sys.platform != "linux":
         ns_why = "not Linux"
-    elif not is_root:
-        ns_why = "not root (a user-namespace mode is not implemented: no network/PID/mount namespaces)"
     elif not unshare:
         ns_why = "unshare (util-linux) not found"
     else:
-        probe_uid = _UID_BASE - 1
+        probe_uid = _UID_BASE - 1 if is_root else -1
         argv = _init_argv(unshare, probe_uid, 1, plan["hide"], private, plan["keep"],
                           [sys.executable, "-I", "-S", "-c", "import sys; print(sys.path)"])
         try:
@@ -279,7 +285,7 @@ def _probe() -> dict:
                 p = subprocess.run(argv,
                                    stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=d, env={})
             ns_ok = p.returncode == 0 and p.stdout.strip().startswith(b"[")
-            ns_why = "" if ns_ok else (f"unshare failed (exit {p.returncode}): "
+            ns_why = "" if ns_ok else (f"unshare{'' if is_root else ' --user (unprivileged user namespaces)'} failed (exit {p.returncode}): "
                                        f"{(p.stderr or p.stdout).decode(errors='replace').strip()[:300]}")
         except (OSError, subprocess.SubprocessError) as e:
             ns_why = f"unshare failed: {e}"
@@ -291,7 +297,8 @@ def _probe() -> dict:
         "mount_namespace": ns_ok,
         "private_dirs": private if ns_ok else [],
         "hidden_dirs": plan["hide"] if ns_ok else [],
-        "unique_uid": ns_ok or plain_uid_ok,
+        "user_namespace": ns_ok and not is_root,
+        "unique_uid": (ns_ok and is_root) or plain_uid_ok,
         "plain_unique_uid": plain_uid_ok,
         "rlimits": ["cpu", "as", "fsize", "nproc", "nofile", "core"],
         "bubblewrap": shutil.which("bwrap"),
@@ -305,11 +312,15 @@ def _probe() -> dict:
 
 def _init_argv(unshare: str, uid: int, tmp_mb: int, hide: list[str], private: list[str], keep: list[str],
                program: list[str]) -> list[str]:
-    """``unshare`` into new mount/net/pid/ipc/uts namespaces running :data:`_NS_INIT` as PID 1."""
+    """``unshare`` into new mount/net/pid/ipc/uts namespaces running :data:`_NS_INIT` as PID 1.
+
+    ``uid`` < 0: not root: a new user namespace too, whose root (the evaluator's own uid outside)
+    runs the program without capabilities."""
     for p in [*hide, *private, *keep]:
         if "\n" in p:
             raise ValueError(f"folder name with a newline: {p!r}")
-    return [unshare, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
+    user = ["--user", "--map-root-user"] if uid < 0 else []
+    return [unshare, *user, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
             "--propagation", "private", "--", sys.executable, "-I", "-S", "-c", _NS_INIT, str(uid), str(tmp_mb),
             INNER_WORKDIR, "\n".join(hide), "\n".join(private), "\n".join(keep), *program]
 
@@ -318,7 +329,7 @@ def _effective(probe: dict) -> dict:
     caps = dict(probe)
     if os.environ.get(BACKEND_ENV, "").strip().lower() == "plain" and caps["backend"] != "plain":
         caps.update(backend="plain", network_namespace=False, pid_namespace=False, mount_namespace=False,
-                    private_dirs=[], hidden_dirs=[], unique_uid=caps["plain_unique_uid"],
+                    user_namespace=False, private_dirs=[], hidden_dirs=[], unique_uid=caps["plain_unique_uid"],
                     why_not_namespaces=f"turned off by {BACKEND_ENV}=plain")
     return caps
 
@@ -329,7 +340,8 @@ def capabilities() -> dict:
     Keys: ``backend`` ("namespaces" or "plain"), ``network_namespace``, ``pid_namespace``,
     ``mount_namespace`` (bools), ``private_dirs`` (folders that are a private tmpfs inside),
     ``hidden_dirs`` (folders replaced by an empty tmpfs inside, except the interpreter's own
-    folders in them), ``unique_uid`` (each execution runs as its own unused uid, never root:
+    folders in them), ``user_namespace`` (not root: the namespaces hang off a user namespace whose
+    root, without capabilities, is the evaluator's own uid outside), ``unique_uid`` (each execution runs as its own unused uid, never root:
     needs root, and without namespaces an interpreter that such a uid can reach),
     ``rlimits``, ``bubblewrap`` (path or None; not used), ``python``, ``why_not_namespaces``.
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
@@ -639,7 +651,7 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
     watchdog = [caps["timeout"], "-s", "KILL", f"{limits.wall_s + WATCHDOG_MARGIN_S:g}"] if caps["timeout"] else []
     popen_kw: dict = {}
     if use_ns:
-        argv = watchdog + _init_argv(caps["unshare"], uid, int(limits.private_tmp_mb), caps["plan"]["hide"],
+        argv = watchdog + _init_argv(caps["unshare"], -1 if uid is None else uid, int(limits.private_tmp_mb), caps["plan"]["hide"],
                                      caps["private_dirs"], caps["plan"]["keep"], py)
     else:
         argv = watchdog + py

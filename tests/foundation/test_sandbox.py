@@ -396,3 +396,52 @@ def test_an_evaluator_killed_mid_run_leaves_nothing_behind(tmp_path):
     while time.monotonic() < end and any(os.path.exists(f"/proc/{p}") for p in pids):
         time.sleep(0.2)
     assert not [p for p in pids if os.path.exists(f"/proc/{p}")]
+
+
+_STRANGER_PY = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or _STRANGER_PY is None or sandbox._others_can_enter(sandbox.__file__) is not None
+                    or not os.stat(sandbox.__file__).st_mode & 0o004,
+                    reason="needs root (to start an unprivileged evaluator), a system python3, and this checkout readable by others")
+def test_unprivileged_evaluator_gets_user_namespaces():
+    """The non-root path: an evaluator running as an ordinary user (a system python3 loading this
+    module by path) gets network/PID/mount namespaces under a user namespace, and the code runs
+    there as a root without capabilities."""
+    marker = f"/tmp/lmms_userns_escape_{uuid.uuid4().hex}"
+    helper = (
+        "import importlib.util, json, sys\n"
+        f"spec = importlib.util.spec_from_file_location('sbx', {sandbox.__file__!r})\n"
+        "sbx = importlib.util.module_from_spec(spec); sys.modules['sbx'] = sbx; spec.loader.exec_module(sbx)\n"
+        "out = {'caps': sbx.capabilities()}\n"
+        "code = '''\n"
+        "import ctypes, os, resource\n"
+        "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])\n"
+        "try:\n    resource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6)); print('RAISED')\n"
+        "except (ValueError, OSError):\n    print('cannot raise')\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print('umount', libc.umount2(b'/tmp', 2))\n"
+        f"open({marker!r}, 'w').write('x')\n"
+        "print('procs', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+        "'''\n"
+        "r = sbx.run_python(code, {}, sbx.Limits(wall_s=5))\n"
+        "out['run'] = [r.status, r.stdout, r.stderr, r.network_isolated]\n"
+        "r = sbx.run_python('import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(600)\\n', {}, sbx.Limits(wall_s=5))\n"
+        "out['escape'] = r.status\n"
+        "print(json.dumps(out))\n"
+    )
+    stranger = sandbox._UID_BASE - 2
+    p = subprocess.run([_STRANGER_PY, "-c", helper], user=stranger, group=stranger, extra_groups=[], cwd="/",
+                       env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = __import__("json").loads(p.stdout.strip().splitlines()[-1])
+    if out["caps"]["backend"] != "namespaces":
+        pytest.skip(f"no unprivileged user namespaces here: {out['caps']['why_not_namespaces']}")
+    assert out["caps"]["user_namespace"] and not out["caps"]["unique_uid"]
+    status, stdout, stderr, isolated = out["run"]
+    assert status == "ok", stderr
+    assert stdout.splitlines()[0] == "0000000000000000"  # no capability at all
+    assert "cannot raise" in stdout and "umount -1" in stdout and "procs [1, 2]" in stdout and isolated
+    assert not os.path.exists(marker)
+    assert out["escape"] == "ok"
+    assert _procs_of_uid(stranger) == []  # the setsid'd child died with its PID namespace
