@@ -21,9 +21,10 @@ in words):
   runs; a wall-clock deadline; stdout/stderr read as they come with a cap; the scratch folder's
   size watched; everything the program started is killed when it ends or is killed; a
   ``timeout`` watchdog kills it even if the evaluator itself dies.
-* with namespaces (Linux, evaluator is root, ``unshare`` works): its own unused uid (no
-  capabilities, no_new_privs), new network (nothing but a down loopback), PID, IPC, UTS and mount
-  namespaces; /tmp, /var/tmp, /dev/shm, /run/lock are private tmpfs; folders a stranger cannot
+* with namespaces (Linux, ``unshare`` works: as root, or via an unprivileged user namespace):
+  new network (nothing but a down loopback), PID, IPC, UTS and mount namespaces; as root, its own
+  unused uid (no capabilities, no_new_privs); otherwise the user namespace's root with no
+  capability; /tmp, /var/tmp, /dev/shm, /run/lock are private tmpfs; folders a stranger cannot
   enter (e.g. /root) are an empty tmpfs except the interpreter's own folders; the scratch folder
   is /tmp/work. When its PID namespace's init exits, the kernel kills everything left in it.
 * without them (``LMMS_PLUGINS_SANDBOX=plain`` forces this): as root with an interpreter a
