@@ -152,7 +152,7 @@ _QUAL = (r"(?:(?:valid|legal|possible|feasible|correct|acceptable|continuous|sin
          r"allowed|permissible|coherent|realistic|admissible|satisfying|compliant|faithful|legitimate|sensible|other|red|complete|"
          r"physically|logically|actual|real|way\s+of|kind\s+of|sort\s+of)\s+){0,3}")
 _ADJ = (r"(?:impossible|infeasible|unfeasible|unsolvable|insoluble|unsatisfiable|unachievable|unreachable|unattainable|"
-        r"unreali[sz]able|undoable|unworkable|self-contradictory|contradictory|incompatible|inconsistent|"
+        r"unreali[sz]able|undoable|unworkable|self-contradictory|self-defeating|paradoxical|contradictory|incompatible|inconsistent|"
         r"mutually\s+(?:exclusive|incompatible|contradictory)|"
         r"not\s+(?:possible|feasible|solvable|achievable|satisfiable|reachable|attainable|doable|realizable|realisable|"
         r"accessible|connected|workable)|(?:isn't|aren't|is\s+not|are\s+not)\s+(?:\w+ly\s+)?(?:possible|feasible|solvable|achievable|doable|satisfiable|reachable|realizable|realisable|attainable))")
@@ -185,6 +185,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("cannot_be_done", re.compile(r"\b(?:is|are)\s+(?:not|never)\s+(?:able\s+to\s+be|capable\s+of\s+being)\s+\w+", re.I), "participle"),
     # "cannot both be open and shut", "can't simultaneously be ...", "exclude each other"
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:simultaneously|both|at\s+the\s+same\s+time|also)\b", re.I), "contradiction"),
+    ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|never)\s+(?:possibly\s+)?(?:coexist|co-exist|be\s+reconciled|hold\s+(?:at\s+once|simultaneously|together)|both\s+(?:hold|be\s+true|be\s+satisfied|be\s+met))\b", re.I), "contradiction"),
     ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
     # "the end is walled off", "the goal is boxed in", "start and goal aren't connected"
     ("disconnected", re.compile(
@@ -197,6 +198,8 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("cannot_reach", re.compile(r"\b(?:cannot|can't|can\s+not|can\s+never|could\s+never|is\s+unable\s+to|never)\s+(?:ever\s+)?(?:reach|get\s+to|connect\s+to|access|arrive\s+at)\b", re.I), "reach"),
     # "I don't see any way to make this work", "we can't find a valid arrangement"
     ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not|can't|cannot|couldn't|could\s+not)\s+(?:see|find|think\s+of|come\s+up\s+with|identify)\s+(?:any|a|one)\s+{_QUAL}{_NOUNS}\b", re.I), "found_none"),
+    # "I don't think a correct image is possible", "I don't see how this can be done"
+    ("no_solution", re.compile(r"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe|see\s+how)\s+(?:that\s+)?(?:a|an|any|the|this|it|there|such)\b[^.;:]{0,60}?\b(?:is|are|would\s+be|can\s+be|could\s+be|exists?)\s+(?:possible|feasible|achievable|doable|solvable|done|satisfied|made|drawn)\b", re.I), "belief"),
     # "there is nothing valid to draw"
     ("no_solution", re.compile(r"\bnothing\s+(?:valid|legal|correct|acceptable|feasible|consistent|coherent|legitimate|satisfying)\b", re.I), "plain"),
     # "nothing I could draw would be a correct answer"
@@ -220,7 +223,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"(?:无法|不能|没法|没办法|不可能)(?:被)?(?:完成|实现|执行|到达|抵达|满足|做到|解决|走通|达成|应用|编辑|绘制|画出)|"
         r"根本(?:无法|不可能|不能)|不可能(?:实现|完成|做到|的)?|不可行|走不通|到不了|(?:做|办|实现|完成|画|达)不(?:到|了|成)|(?:互相|相互|彼此)(?:矛盾|冲突|排斥)|自相矛盾", re.I), "ml"),
     ("ml_no_solution", re.compile(
-        r"不可能|解けない|解が(?:ない|ありません|存在しない|存在しません)|解は(?:ない|ありません)|解は(?:存在し|あり)ません|解は存在しない|(?:存在し(?:ない|ません))|到達(?:でき|不可能|し得)|たどり着(?:け|く(?:ことは|ことが)でき)(?:ない|ません)|"
+        r"不可能|解け(?:ない|ません)|無理(?:だ|です|である)|解が(?:ない|ありません|存在しない|存在しません)|解は(?:ない|ありません)|解は(?:存在し|あり)ません|解は存在しない|(?:存在し(?:ない|ません))|到達(?:でき|不可能|し得)|たどり着(?:け|く(?:ことは|ことが)でき)(?:ない|ません)|"
         r"(?:実行|実現|達成|適用|編集|完了)(?:でき(?:ない|ません)|不可能)|(?:矛盾して|両立しない|両立しません)|道はない|経路はない|経路がない|"
         r"(?:経路|道|ルート|方法|解|配置|手段|やり方)(?:は|が|も)(?:ない|ありません|存在しない|存在しません|見つからない|見つかりません)", re.I), "ml"),
     ("ml_no_solution", re.compile(
@@ -240,6 +243,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\bnicht\s+(?:l[öo]sbar|machbar|m[öo]glich|umsetzbar|erreichbar|durchf[üu]hrbar|erf[üu]llbar|realisierbar)\b|"
         r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang)(?:en)?\b|"
         r"\bl[äa]sst\s+sich\s+(?:\w+\s+)?nicht\s+(?:umsetzen|l[öo]sen|erreichen|erf[üu]llen|durchf[üu]hren|realisieren|anwenden)|"
+        r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
         r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"

@@ -121,6 +121,64 @@ def test_abstain_token_only_in_its_official_position():
     assert not official_abstain("no tags at all [ABSTAIN] </think> [ABSTAIN]")
 
 
+# Responses in the manner of chat and reasoning models (written after the detector, as probes; each
+# miss they showed was fixed by a general rule, e.g. "can't coexist", "I don't think … is possible").
+REALISTIC = [
+(True, "<think>\nOkay, let's see. The user wants the glass of milk to be poured into the cup, but the cup is upside down and glued to the table. Hmm, so pouring into an upside-down cup... the milk would just spill over the base. There's no way the milk ends up inside the cup. So this edit can't be realized as described.\n</think>\n\nI can't perform this edit: the cup is upside down, so milk cannot be poured into it."),
+(False, "<think>\nAlright, the maze. Start is green at top-left. Let me go: right, right, down... hmm, dead end. Back up. Down, down, right, right, right, up — wait, that's a wall. OK so down, down, down, right... This reaches the red cell. Great.\n</think>\n\nHere's the solved maze with the path highlighted in red."),
+(True, "After carefully analyzing the image, I've determined that this request cannot be fulfilled. The instruction asks to show the ice cube fully melted while still maintaining its cubic shape, which is physically contradictory."),
+(False, "Sure! I've edited the image so that the cat is now sitting upright with its tail curled around its paws. Let me know if you'd like any other changes!"),
+(True, "**Analysis:** The goal cell at the bottom right is surrounded by walls on all four sides.\n\n**Answer:** No solution exists for this maze."),
+(False, "**Analysis:** There are walls around most of the goal, but its top side is open.\n\n**Answer:** The path goes down the left side, across the bottom, and up into the goal."),
+(True, "The instruction is self-defeating: it asks me to remove the only light source while keeping the shadows exactly as they are. Since shadows require light, I'll decline to produce an image."),
+(False, "The instruction asks me to remove the lamp while keeping the room lit by the window. That's fine — the window provides enough light. Edited image attached."),
+(True, "<think>用户要求把椅子移到桌子左边，同时又要求椅子在桌子右边。这两个要求矛盾。</think>抱歉，这个编辑无法完成，因为要求互相矛盾。"),
+(False, "<think>用户要求把椅子移到桌子左边。左边有足够空间。</think>已完成编辑。"),
+(True, "I'm sorry, but I can't make this edit. The dog in the picture is lying down, and the request asks for it to be running while remaining in the exact same lying position — those two states can't coexist."),
+(False, "I'm sorry, but I can't help with editing images of identifiable people to make them appear injured."),
+(True, "Looking at this maze, I traced all possible paths from the start. Unfortunately, the end point is completely isolated by walls. This maze is unsolvable."),
+(False, "Looking at this maze, I traced all possible paths from the start. Fortunately, one of them reaches the end point. This maze is solvable."),
+(True, "The edit is not achievable — a wilted flower cannot simultaneously be in full bloom."),
+(False, "The edit is achievable — a wilted flower can be shown recovering after watering."),
+(True, "Given the constraints, it's not possible to arrange the books so that each one is to the left of all the others."),
+(False, "It's not clear at first whether the books fit, but after measuring, all four fit on the shelf."),
+(True, "<think>Let me check reachability. BFS from start: {(1,1),(1,2),(2,2),(3,2),(3,3)}. The end (7,7) isn't in this set. So the end is not reachable.</think>"),
+(False, "<think>Let me check reachability. BFS from start reaches (7,7). So the end is reachable.</think>"),
+(True, "Le labyrinthe n'a pas de solution : la case rouge est murée."),
+(False, "Le labyrinthe a une solution : on passe par le couloir du bas."),
+(True, "Diese Aufgabe kann nicht erfüllt werden, weil die Katze keinen Schwanz hat."),
+(False, "Diese Aufgabe kann erfüllt werden; die Katze hebt einfach die Pfote."),
+(True, "Unfortunately, this edit can't be made. The request requires the bicycle to be leaning against the wall, but there is no wall anywhere in the scene."),
+(False, "Unfortunately the lighting is a bit harsh, but I've made the edit: the bicycle now leans against the wall."),
+(True, "## Result\nNot possible.\n\n## Why\nThe kite string would have to be both taut and slack."),
+(False, "## Result\nDone.\n\n## Notes\nI kept the kite string taut as requested; nothing else changed."),
+(True, "I'll be honest: no matter how I place the three mugs, one of the rules is always broken. So there is no solution here."),
+(False, "I'll be honest: it took a few tries, but placing the blue mug first makes every rule hold. Image below."),
+(True, "<think>The only corridor to the exit is blocked at (6,4). Any path must cross a wall. Conclusion: the maze cannot be solved legally.</think>\nI won't draw a path."),
+(False, "<think>The corridor at (6,4) is blocked, so I cannot use it; I route around via (7,4) and (7,5) instead.</think>\nPath drawn."),
+(True, "The request is contradictory, so I won't edit the image."),
+(False, "The request seemed contradictory, but re-reading it, the two parts apply to different objects. Edited."),
+(True, "Response: Infeasible. The statue has no arms, so it cannot raise its right arm."),
+(False, "Response: Feasible. The statue's right arm is visible and can be raised."),
+(True, "Es imposible: la taza no puede estar llena y vacía a la vez."),
+(False, "No es imposible: basta con llenar la taza hasta la mitad."),
+(True, "<think>無理だ。ゴールは完全に壁で囲まれている。</think>この迷路は解けません。"),
+(False, "<think>ゴールの上側が開いている。</think>経路を描きました。"),
+(True, "I cannot produce a valid result here because the instruction asks the sun to set in the east while keeping the scene's orientation."),
+(False, "I cannot produce a perfectly photorealistic result, but here's the sunset as requested."),
+(True, "No valid edit exists."),
+(False, "No valid reason to refuse: the edit is simple."),
+(False, "Is it impossible? Not at all — the goal is reachable from the left."),
+(False, "Some might say it's unsolvable, but the left corridor connects start and goal."),
+(True, "Honestly, I don't think a correct image is possible here: the fish must be out of the water and still swimming in it."),
+]
+
+
+@pytest.mark.parametrize("label, text", REALISTIC)
+def test_realistic_responses(label, text):
+    assert refused(text) is label
+
+
 # --- the labelled material and the frozen split ------------------------------------------------------------
 
 
