@@ -84,15 +84,18 @@ def parse_multipart(content_type: str, body: bytes) -> tuple[dict, list[tuple[st
 
 
 class FakeImagesServer:
-    def __init__(self, handler: Callable[[EditRequest], Any] | None = None, *, latency: float = 0.0, decode_images: bool = True):
+    def __init__(self, handler: Callable[[EditRequest], Any] | None = None, *, latency: float = 0.0, decode_images: bool = True,
+                 parse: bool = True):
         self.handler = handler or (lambda req: png_bytes(req.images[0]))
         self.latency = latency
         self.decode_images = decode_images
+        self.parse = parse  # False: the body is read, not parsed (benchmarks keep the server's CPU low)
         self.calls = 0
         self.requests: list[EditRequest] = []
         self.handler_errors: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.busy_s = 0.0  # time spent serving edits, without the latency sleep (benchmarks subtract it)
         self._files: dict[int, bytes] = {}
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -137,6 +140,7 @@ class FakeImagesServer:
 
     # ------------------------------------------------------------------ serving
     def _serve_edit(self, h: BaseHTTPRequestHandler) -> None:
+        started = time.perf_counter()
         body = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         if not h.path.rstrip("/").endswith("/images/edits"):
             self._send(h, Reply(404, {"error": {"message": f"unknown path {h.path}"}}))
@@ -146,7 +150,7 @@ class FakeImagesServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             try:
-                fields, files = parse_multipart(h.headers.get("Content-Type", ""), body)
+                fields, files = parse_multipart(h.headers.get("Content-Type", ""), body) if self.parse else ({}, [])
                 images = []
                 if self.decode_images:
                     from PIL import Image
@@ -168,12 +172,16 @@ class FakeImagesServer:
             except Exception:  # noqa: BLE001
                 self.handler_errors.append(traceback.format_exc())
                 reply = Reply(500, {"error": {"message": "handler raised"}})
+            reply = self._as_reply(h, reply)
             if self.latency:
+                busy = time.perf_counter() - started
                 time.sleep(self.latency)
-            self._send(h, self._as_reply(h, reply))
+                started = time.perf_counter() - busy
+            self._send(h, reply)
         finally:
             with self._lock:
                 self.in_flight -= 1
+                self.busy_s += time.perf_counter() - started
 
     def _as_reply(self, h: BaseHTTPRequestHandler, reply: Any) -> Reply:
         if isinstance(reply, Reply):
@@ -191,6 +199,9 @@ class FakeImagesServer:
         return Reply(200, reply)
 
     def _serve_file(self, h: BaseHTTPRequestHandler) -> None:
+        if h.path.rstrip("/").endswith("/stats"):  # for benchmarks running the server in another process
+            self._send(h, Reply(200, {"calls": self.calls, "busy_s": self.busy_s, "max_in_flight": self.max_in_flight}))
+            return
         try:
             data = self._files[int(h.path.rsplit("/", 1)[1])]
         except (KeyError, ValueError):
