@@ -113,7 +113,8 @@ _BOOTSTRAP = r"""
 import os, sys, resource
 src = sys.stdin.buffer.read()
 fd = os.open(os.devnull, os.O_RDONLY); os.dup2(fd, 0); os.close(fd)
-a = [int(x) for x in sys.argv[1:]]
+a = [int(x) for x in sys.argv[1:6]]
+sys.path.extend(p for p in sys.argv[6:] if p not in sys.path)  # the evaluator's site-packages (run with -S)
 for r, v in ((resource.RLIMIT_CPU, None), (resource.RLIMIT_AS, a[1]), (resource.RLIMIT_FSIZE, a[2]),
              (resource.RLIMIT_NPROC, a[3]), (resource.RLIMIT_NOFILE, a[4]), (resource.RLIMIT_CORE, 0)):
     lim = (a[0], a[0] + 1) if v is None else (v, v)
@@ -242,6 +243,21 @@ def _interpreter_paths() -> list[str]:
     return out
 
 
+def _site_paths() -> list[str]:
+    """The evaluator's package folders (site-packages and the like, with the plain paths their
+    .pth files add), for an interpreter started without the site module."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix)}
+    out = []
+    for p in sys.path:
+        if not p or not os.path.isabs(p) or not os.path.isdir(p):
+            continue
+        rp = os.path.realpath(p)
+        parts = PurePosixPath(rp).parts
+        if "site-packages" in parts or "dist-packages" in parts or any(rp.startswith(q + "/") for q in prefixes):
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
 def _mount_plan(private: list[str]) -> dict:
     """Which folders to hide behind an empty tmpfs and which interpreter folders to re-expose."""
     need = _interpreter_paths()
@@ -307,6 +323,7 @@ def _probe() -> dict:
         "why_not_namespaces": ns_why,
         "unshare": unshare,
         "timeout": shutil.which("timeout"),
+        "site_paths": _site_paths(),
         "plan": plan,
     }
 
@@ -348,7 +365,7 @@ def capabilities() -> dict:
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
     turns the namespaces off (read at every call).
     """
-    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid")}
+    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid", "site_paths")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -646,7 +663,9 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
             _warn_root_plain()
     rl = [int(max(1, limits.cpu_s + 0.999)), int(limits.memory_mb) << 20, int(limits.file_size_mb) << 20,
           nproc, int(limits.max_open_files)]
-    py = [sys.executable, "-E", "-s", "-c", _BOOTSTRAP, *map(str, rl)]
+    # -I -S: no site module (it costs 30-50 ms a start, mostly .pth import hooks such as editable
+    # installs); the bootstrap puts the evaluator's site-packages on the path itself
+    py = [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, *map(str, rl), *caps["site_paths"]]
     home = INNER_WORKDIR if use_ns else scratch
     # a watchdog of its own: kills it even if this evaluator dies without cleaning up
     watchdog = [caps["timeout"], "-s", "KILL", f"{limits.wall_s + WATCHDOG_MARGIN_S:g}"] if caps["timeout"] else []
