@@ -8,8 +8,19 @@
     as a bare ``python -c`` subprocess in a folder holding the image (the parent's environment,
     no limits), alternating, in one run. Reports the median wall time of each, the ratio
     (goal: <= 1.5x) and the fixed cost on a script that only prints.
-(b) Loop throughput (100 items x 3 rounds against a loopback model): added by the loop's owner.
-(c) cwi_coder accuracy through the loop vs direct solvers: added by the loop's owner.
+(b) Loop throughput: --items items (default 100) x 3 rounds through the cwi_code loop
+    (code_hooks.doc_to_text, the real sandbox) and the batched runner (lmms_plugins/agentic_rounds.py),
+    with lmms-eval's own ``openai`` chat wrapper (num_concurrent=8) against a loopback
+    OpenAI-compatible server that answers every request after a fixed 0.5 s. Rounds 1 and 2 reply
+    with code (it hashes image_1.png with the standard library and prints the digest), round 3
+    answers with the digest it read in the stdout. Reports the loop's wall time next to the ideal
+    3 x items x 0.5 / 8 s (goal: <= 1.5x), and checks every item went 3 rounds with 2 executions.
+    ``--sequential`` also times lmms-eval's own one-request-at-a-time runner on the same requests.
+(c) cwi_coder through the loop vs the direct solvers: --per-task items (default 8, 2 per tier)
+    of each of the 30 tasks, generated with --seed; each item is answered by ``cwi_coder``
+    through the same loop and runner (its program executed in the sandbox) and by the reference
+    solver directly (``cwi_solver``'s code path); both scored with the task's YAML rule.
+    Reports per-task and overall accuracy of both and the items where they differ (goal: none).
 """
 
 from __future__ import annotations
@@ -107,10 +118,196 @@ def part_a(n: int) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- (b) throughput
+
+PROBE = """I will hash the image.
+```python
+import hashlib
+print("digest", hashlib.sha256(open("image_1.png", "rb").read()).hexdigest()[:16])
+```"""
+
+
+def _loopback_server(latency_s: float):
+    """A threaded OpenAI-compatible chat server on 127.0.0.1: replies after ``latency_s``; the
+    reply depends on how many execution results the conversation already holds."""
+    import re
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            text = "\n".join(p.get("text", "") for m in body.get("messages", []) for p in
+                              (m["content"] if isinstance(m.get("content"), list) else [{"text": m.get("content") or ""}])
+                              if isinstance(p, dict))
+            done = text.count("=== Result of running the code of reply")
+            time.sleep(latency_s)
+            if done < 2:
+                reply = PROBE
+            else:
+                digests = re.findall(r"digest ([0-9a-f]{16})", text)
+                reply = f"<answer>{digests[-1] if digests else 'none'}</answer>"
+            out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "loopback",
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                                           "finish_reason": "stop"}],
+                              "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _synthetic_docs(n: int) -> list[dict]:
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    return [{"id": f"bench_{i}", "image": Image.fromarray((rng.random((120, 160, 3)) * 255).astype("uint8")),
+             "image_2": None, "prompt": "What is the digest? Answer inside <answer>…</answer>.",
+             "answer": "0", "difficulty": "easy"} for i in range(n)]
+
+
+def _requests(task: str, docs: list[dict], kwargs: dict):
+    import functools
+
+    from lmms_eval.api.instance import Instance
+
+    from lmms_plugins.tasks.cwi import code_hooks
+
+    gen = {"until": [], "max_new_tokens": 64, "temperature": 0, "max_agentic_steps": 64}
+    reqs = []
+    for i, doc in enumerate(docs):
+        ctx = code_hooks.doc_to_text(doc, kwargs)
+        args = (ctx, dict(gen), lambda d: [im for im in (d["image"], d.get("image_2")) if im is not None],
+                functools.partial(code_hooks.doc_to_text, lmms_eval_specific_kwargs=kwargs), i, task, "test")
+        reqs.append(Instance(request_type="generate_until_agentic", arguments=args, idx=0,
+                             metadata={"task": task, "doc_id": i, "repeats": 1}))
+    return reqs
+
+
+def part_b(args) -> dict:
+    import lmms_eval.evaluator as ev
+    from lmms_eval.models.chat.openai import OpenAICompatible
+
+    from lmms_plugins.agentic_rounds import run_batched
+    from lmms_plugins.tasks.cwi.code_hooks import read_response
+
+    n, latency, conc = args.items, 0.5, 8
+    server = _loopback_server(latency)
+    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    lm = OpenAICompatible(model="loopback", base_url=base, api_key="none", num_concurrent=conc, max_retries=1, timeout=60)
+    docs = _synthetic_docs(n)
+    lm.task_dict = {"cwi_code_bench": {"test": docs}}
+    kwargs = {"max_rounds": 8, "exec_wall_s": 30}
+    out: dict = {"items": n, "latency_s": latency, "concurrency": conc, "ideal_s": 3 * n * latency / conc}
+
+    def check(responses):
+        traces = [read_response(r)[1] for r in responses]
+        ok = all(t and t["rounds"] == 3 and [e["status"] for e in t["executions"]] == ["ok", "ok"] for t in traces)
+        answered = sum(read_response(r)[0] == f"<answer>{t['executions'][-1]['stdout'].split()[1]}</answer>"
+                       for r, t in zip(responses, traces) if t and t["executions"])
+        return ok, answered
+
+    t = time.perf_counter()
+    responses = run_batched(lm, _requests("cwi_code_bench", docs, kwargs), Instance=ev.Instance,
+                            unwrap=ev.unwrap_generation_output)
+    out["batched_s"] = round(time.perf_counter() - t, 2)
+    out["all_three_rounds_two_ok_executions"], out["answers_from_stdout"] = check(responses)
+    out["ratio_to_ideal"] = round(out["batched_s"] / out["ideal_s"], 3)
+    if args.sequential:
+        original = ev._run_generate_until_agentic
+        original = getattr(original, "__wrapped__", original)
+        t = time.perf_counter()
+        seq = original(lm, _requests("cwi_code_bench", docs, kwargs))
+        out["sequential_s"] = round(time.perf_counter() - t, 2)
+        out["sequential_identical_answers"] = [read_response(r)[0] for r in seq] == [read_response(r)[0] for r in responses]
+    server.shutdown()
+    print(f"(b) {n} items x 3 rounds, loopback model {latency} s per reply, openai chat wrapper num_concurrent={conc}")
+    print(f"    batched runner {out['batched_s']:.1f} s   ideal 3x{n}x{latency}/{conc} = {out['ideal_s']:.2f} s   "
+          f"ratio {out['ratio_to_ideal']:.2f}   goal <= 1.5: {'met' if out['ratio_to_ideal'] <= 1.5 else 'NOT met'}")
+    print(f"    every item 3 rounds with 2 ok executions: {out['all_three_rounds_two_ok_executions']}; "
+          f"answers equal to the digest the execution printed: {out['answers_from_stdout']}/{n}")
+    if args.sequential:
+        print(f"    lmms-eval's sequential runner {out['sequential_s']:.1f} s "
+              f"(same answers: {out['sequential_identical_answers']})")
+    return out
+
+
+# ----------------------------------------------------------------------------- (c) accuracy
+
+
+def part_c(args) -> dict:
+    import lmms_eval.evaluator as ev
+    from datasets import load_dataset
+
+    from lmms_plugins.agentic_rounds import run_batched
+    from lmms_plugins.models.cwi_coder import CwiCoder
+    from lmms_plugins.models.cwi_solver import answer_doc
+    from lmms_plugins.tasks.cwi import code_hooks
+    from lmms_plugins.tasks.cwi.catalog import TASKS
+    from lmms_plugins.tasks.cwi.generate import main as make_data
+    from lmms_plugins.tasks.cwi.hooks import doc_to_visual
+    from lmms_plugins.tasks.cwi.rules import score
+    from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+
+    kwargs = dict(code_hooks.DEFAULTS)
+    per_task, rows, differ = {}, [], []
+    with tempfile.TemporaryDirectory() as root:
+        if make_data(["--tasks", ",".join(TASKS), "--n", str(args.per_task), "--seed", str(args.seed), "--out", root]) != 0:
+            raise RuntimeError("make-data failed")
+        lm = CwiCoder()
+        lm.task_dict = {}
+        reqs, meta = [], []
+        for task in TASKS:
+            docs = list(load_dataset(root, task)["test"])
+            name = f"cwi_code_{task}"
+            lm.task_dict[name] = {"test": docs}
+            for r in _requests(name, docs, kwargs):
+                reqs.append(r)
+            meta += [(task, doc) for doc in docs]
+        t = time.perf_counter()
+        responses = run_batched(lm, reqs, Instance=ev.Instance, unwrap=ev.unwrap_generation_output)
+        loop_s = time.perf_counter() - t
+        for (task, doc), resp in zip(meta, responses):
+            rule = rule_for_task(task)
+            loop = code_hooks.process_results(doc, [resp], rule=rule)["accuracy"]["value"]
+            direct = score(rule, answer_doc(task, doc, doc_to_visual(doc), doc["prompt"])[0], doc["answer"]).value
+            per_task.setdefault(task, []).append((loop, direct))
+            if loop != direct:
+                differ.append({"task": task, "id": doc["id"], "loop": loop, "direct": direct})
+    for task, pairs in per_task.items():
+        rows.append({"task": task, "n": len(pairs), "loop": sum(p[0] for p in pairs) / len(pairs),
+                     "direct": sum(p[1] for p in pairs) / len(pairs)})
+    n = sum(r["n"] for r in rows)
+    out = {"per_task": rows, "items": n, "seed": args.seed, "loop_s": round(loop_s, 1), "differ": differ,
+           "loop_accuracy": sum(r["loop"] * r["n"] for r in rows) / n,
+           "direct_accuracy": sum(r["direct"] * r["n"] for r in rows) / n}
+    print(f"(c) cwi_coder through the loop vs the direct solvers: {n} items ({args.per_task} per task, seed {args.seed}), "
+          f"loop {out['loop_s']} s")
+    for r in rows:
+        print(f"    {r['task']:22s} n={r['n']:3d}  loop {100 * r['loop']:6.1f} %   direct {100 * r['direct']:6.1f} %")
+    print(f"    overall: loop {100 * out['loop_accuracy']:.2f} %   direct {100 * out['direct_accuracy']:.2f} %   "
+          f"items that differ: {len(differ)}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", choices=["a", "b", "c", "all"], default="all")
     ap.add_argument("--n", type=int, default=20, help="(a) runs of each kind")
+    ap.add_argument("--items", type=int, default=100, help="(b) items through the loop")
+    ap.add_argument("--sequential", action="store_true", help="(b) also time lmms-eval's sequential runner")
+    ap.add_argument("--per-task", type=int, default=8, help="(c) items per task")
+    ap.add_argument("--seed", type=int, default=2024, help="(c) data seed")
     ap.add_argument("--json", help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     figures: dict = {}

@@ -5,8 +5,10 @@ round after round: with an API model, 3,000 items x 3 rounds are 9,000 sequentia
 runner keeps lmms-eval's per-request logic (the same single-request ``Instance`` per round, the same
 handling of ``doc_to_text``'s 5-tuple, the same final response and ``full`` trace), but steps all
 requests together: round k of every unfinished request goes to the model as one list
-(``lm.generate_until(list)``, which API wrappers serve with their own concurrency), and the
-``doc_to_text`` calls of one round (where the model's code is executed) run in a thread pool.
+(``lm.generate_until(list)``, which API wrappers serve with their own concurrency; for those,
+in chunks of 2 x their concurrency, see :func:`chunk_size`), and the ``doc_to_text`` calls of one
+round (where the model's code is executed) run in a thread pool, overlapping the model calls of
+the round's next chunk.
 
 Only requests whose ``doc_to_text`` carries ``lmms_plugins_batched_rounds = True`` are batched;
 every other agentic request goes to lmms-eval's own runner, unchanged. :func:`install` replaces the
@@ -36,6 +38,7 @@ from typing import Any, Callable
 MARK = "lmms_plugins_batched_rounds"
 SEQUENTIAL_ENV = "LMMS_PLUGINS_SEQUENTIAL_ROUNDS"
 WORKERS_ENV = "LMMS_PLUGINS_ROUND_WORKERS"  # threads for one round's doc_to_text calls
+CHUNK_ENV = "LMMS_PLUGINS_ROUND_CHUNK"  # requests per model call within a round (0: the whole round)
 _EXPECTED_PARAMS = ["lm", "requests", "agentic_trace_mode", "response_cache"]
 _PATCHED = "_lmms_plugins_patched"
 
@@ -243,35 +246,61 @@ def _finish(s: _Slot, agentic_trace_mode: str) -> str:
     return final_response
 
 
+def chunk_size(lm, n: int) -> int:
+    """How many requests of a round go to the model per call.
+
+    ``LMMS_PLUGINS_ROUND_CHUNK`` sets it (0: the whole round in one call). By default, a wrapper
+    that serves a list with ``num_concurrent`` parallel requests (lmms-eval's API wrappers) gets
+    chunks of 2 x num_concurrent, so that the executions of one chunk overlap the model calls of
+    the next; any other model gets the whole round in one call (its own batching decides).
+    """
+    raw = os.environ.get(CHUNK_ENV, "").strip()
+    if raw:
+        k = int(raw)
+        return n if k <= 0 else k
+    conc = getattr(lm, "num_concurrent", None)
+    if isinstance(conc, int) and not isinstance(conc, bool) and conc > 0:
+        return max(1, 2 * conc)
+    return max(1, n)
+
+
 def run_batched(lm, requests: list, *, agentic_trace_mode: str = "basic", response_cache=None, Instance,
-                unwrap, workers: int | None = None) -> list:
-    """Final responses of ``requests``, in order; round k of every unfinished request in one call."""
+                unwrap, workers: int | None = None, chunk: int | None = None) -> list:
+    """Final responses of ``requests``, in order. Round k of every unfinished request goes to the
+    model before any request's round k+1 (in one call, or in chunks: :func:`chunk_size`); each
+    chunk's doc_to_text calls (the code executions) run in the thread pool while the next chunk
+    is at the model."""
     slots = [_slot(r) for r in requests]
     workers = workers or int(os.environ.get(WORKERS_ENV, "") or min(16, (os.cpu_count() or 2) * 2))
+
+    def step(s: _Slot):
+        return s.doc_to_text(lm.task_dict[s.task_name][s.split][s.doc_id], previous_output=s.model_outputs,
+                             round_idx=s.round_idx + 1, previous_round_info=s.previous_round_info)
+
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="lmms_plugins_round") as pool:
         while True:
             active = [s for s in slots if not s.done and s.round_idx < s.max_agentic_steps]
             if not active:
                 break
-            batch = [_single_request(lm, s, Instance) for s in active]
-            for s in active:
-                s.round_input_context = s.current_context
-            if response_cache is not None:
-                raw = response_cache.execute(lm, "generate_until", batch)
-            else:
-                raw = lm.generate_until(batch)
-            if len(raw) != len(batch):
-                raise RuntimeError(f"the model returned {len(raw)} outputs for {len(batch)} requests")
-            for s, r in zip(active, raw):
-                s.current_output, _ = unwrap(r)
-                s.model_outputs.append(s.current_output)
-                s.final_response = s.current_output
-
-            def step(s: _Slot):
-                return s.doc_to_text(lm.task_dict[s.task_name][s.split][s.doc_id], previous_output=s.model_outputs,
-                                     round_idx=s.round_idx + 1, previous_round_info=s.previous_round_info)
-
-            for s, payload in zip(active, list(pool.map(step, active))):
-                _apply(s, payload, agentic_trace_mode)
+            size = chunk or chunk_size(lm, len(active))
+            pending = []
+            for at in range(0, len(active), size):
+                part = active[at:at + size]
+                batch = [_single_request(lm, s, Instance) for s in part]
+                for s in part:
+                    s.round_input_context = s.current_context
+                if response_cache is not None:
+                    raw = response_cache.execute(lm, "generate_until", batch)
+                else:
+                    raw = lm.generate_until(batch)
+                if len(raw) != len(batch):
+                    raise RuntimeError(f"the model returned {len(raw)} outputs for {len(batch)} requests")
+                for s, r in zip(part, raw):
+                    s.current_output, _ = unwrap(r)
+                    s.model_outputs.append(s.current_output)
+                    s.final_response = s.current_output
+                    pending.append((s, pool.submit(step, s)))
+            for s, future in pending:  # in request order: the same state changes as one request at a time
+                _apply(s, future.result(), agentic_trace_mode)
                 s.round_idx += 1
     return [_finish(s, agentic_trace_mode) for s in slots]

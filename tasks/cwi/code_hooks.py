@@ -37,8 +37,6 @@ from .code_rounds import (
     summary,
 )
 
-#: status of the accuracy samples of an item whose model side failed (the lead's vocabulary)
-GENERATION_FAILED = "generation_failed"
 LOOP_METRICS = ("rounds_used", "executions", "execution_errors", "timeouts", "answered_without_code")
 # accuracy metrics first (as cwi_<task>), the loop's after; every one always has a value
 METRICS = hooks.METRICS[:-1] + LOOP_METRICS + hooks.METRICS[-1:]
@@ -50,14 +48,17 @@ DEFAULTS = {
     "max_output_chars": 4000,  # of stdout and of stderr shown to the model per round
     "max_images_back": 4,  # images the code saved that are attached to the next turn
     "max_image_pixels": 4096 * 4096,
-    "prompt_template_file": "code_prompt.jinja",
-    "feedback_template_file": "code_feedback.jinja",
+    "code_prompt_template_file": "code_prompt.jinja",
+    "code_feedback_template_file": "code_feedback.jinja",
 }
 
 
 def settings(kwargs: Mapping | None) -> dict:
     out = dict(DEFAULTS)
     out.update({k: v for k, v in (kwargs or {}).items() if k in DEFAULTS and v is not None})
+    for k in ("prompt_template", "prompt_template_file"):  # the question's own template, as cwi_<task>
+        if (kwargs or {}).get(k):
+            out[k] = kwargs[k]
     return out
 
 
@@ -77,9 +78,10 @@ def input_files(doc: Mapping) -> dict[str, bytes]:
 
 
 def first_turn(doc: Mapping, cfg: Mapping) -> str:
-    question = hooks.doc_to_text(doc, {"prompt_template_file": "prompt.jinja"})  # as cwi_<task> asks it
+    # the question as cwi_<task> asks it (prompt.jinja, or the prompt_template(_file) the YAML sets)
+    question = hooks.doc_to_text(doc, {k: cfg[k] for k in ("prompt_template", "prompt_template_file") if cfg.get(k)})
     memory = cfg["exec_memory_mb"] if _limits_field("memory_mb") else None
-    return _render(cfg["prompt_template_file"], prompt=question, files=list(IMAGE_FILES), libraries=list(LIBRARIES),
+    return _render(cfg["code_prompt_template_file"], prompt=question, files=list(IMAGE_FILES), libraries=list(LIBRARIES),
                    wall_s=float(cfg["exec_wall_s"]), memory_mb=memory, max_rounds=int(cfg["max_rounds"]))
 
 
@@ -167,7 +169,7 @@ def next_turn(state: LoopState, replies: list, *, n_inputs: int, cfg: Mapping) -
         {"round": i, "reply": r, "execution": by_round[i], "attached": i == last}
         for i, r in enumerate(replies, start=1) if i in by_round
     ]
-    return _render(cfg["feedback_template_file"], first_turn=state.prompt, turns=turns, n_inputs=n_inputs,
+    return _render(cfg["code_feedback_template_file"], first_turn=state.prompt, turns=turns, n_inputs=n_inputs,
                    next_round=len(replies) + 1, max_rounds=state.max_rounds)
 
 
@@ -197,15 +199,10 @@ def read_response(raw: Any) -> tuple[str, dict | None]:
 @status.never_raises(metrics=METRICS)
 def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> dict:
     reply, trace = read_response(results[0] if results else "")
-    out = hooks.process_results(doc, [reply], rule=rule)
+    out = hooks.process_results(doc, [reply], rule=rule)  # a failure marker: generation_failed there
     sid = doc.get("id")
     trace = trace or {}
     ended = trace.get("ended") or ("unknown" if not trace else None)
-    if ended == END_GENERATION_FAILED or generation_failed(reply):
-        why = f"the model side failed: {reply[:200]!r}"
-        for m in hooks.METRICS:
-            if m.startswith("accuracy"):
-                out[m] = {**out[m], "value": 0.0, "status": GENERATION_FAILED, "reason": why}
     counts = summary(list(trace.get("executions") or []))
     rounds = int(trace.get("rounds") or (1 if reply else 0))
     extra = {"ended": ended, "tier": hooks._tier(doc)}

@@ -34,8 +34,6 @@ END_GENERATION_FAILED = "generation_failed"  # the model side failed (wrapper fa
 # line that is only ```. Non-greedy and anchored at line starts: linear on any input.
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 _PYTHON_TAGS = {"python", "py", "python3", "py3"}
-#: markers lmms-eval 0.7.3 wrappers put in place of a reply when the request failed
-FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[GENERATION_FAILED]")
 
 
 def extract_code(text: str) -> str | None:
@@ -56,9 +54,9 @@ def extract_code(text: str) -> str | None:
 
 def generation_failed(text: Any) -> bool:
     """The reply is a wrapper's failure marker, or empty: the model side failed, nothing to run."""
-    if not isinstance(text, str) or not text.strip():
-        return True
-    return text.lstrip().startswith(FAILURE_MARKERS)
+    from lmms_plugins.utils.generation_failure import detect
+
+    return detect(text) is not None
 
 
 def without_code(text: str) -> str:

@@ -78,16 +78,28 @@ def _original():
 
 @pytest.mark.parametrize("is_simple", [True, False])
 @pytest.mark.parametrize("mode", ["basic", "full"])
-def test_batched_equals_lmms_evals_runner(is_simple, mode):
+@pytest.mark.parametrize("chunk", [None, 5])
+def test_batched_equals_lmms_evals_runner(is_simple, mode, chunk):
     lm_seq, lm_bat = FakeLM(is_simple), FakeLM(is_simple)
     reqs = _requests(max_steps=3)  # some requests hit lmms-eval's own step limit
     want = _original()(lm_seq, reqs, agentic_trace_mode=mode)
     got = agentic_rounds.run_batched(lm_bat, reqs, agentic_trace_mode=mode, Instance=evaluator.Instance,
-                                     unwrap=evaluator.unwrap_generation_output)
+                                     unwrap=evaluator.unwrap_generation_output, chunk=chunk)
     assert got == want
     assert any("max_agentic_steps_reached" in r for r in got) and any('"done"' in r for r in got)
     assert all(n == 1 for n in lm_seq.calls) and len(lm_seq.calls) == sum(lm_bat.calls)
-    assert len(lm_bat.calls) == 3 and lm_bat.calls[0] == 12  # one call per round, every request in round 1
+    if chunk is None:
+        assert len(lm_bat.calls) == 3 and lm_bat.calls[0] == 12  # one call per round, every request in round 1
+    else:
+        assert lm_bat.calls[:3] == [5, 5, 2] and max(lm_bat.calls) <= 5
+
+
+def test_chunk_size_follows_the_wrappers_concurrency(monkeypatch):
+    monkeypatch.delenv(agentic_rounds.CHUNK_ENV, raising=False)
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 16
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 100) == 100  # local models: the whole round
+    monkeypatch.setenv(agentic_rounds.CHUNK_ENV, "0")
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 100
 
 
 def test_installed_runner_batches_only_marked_requests_and_keeps_order():
