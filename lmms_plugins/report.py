@@ -229,6 +229,33 @@ def _text_block(text: str, cls: str) -> str:
             f'<details><summary>full text ({len(text)} characters)</summary><pre class="{cls}">{ESC(text)}</pre></details>')
 
 
+def rounds_block(raw: Any, px: int = THUMB_PX) -> str:
+    """The rounds of a multi-round sample whose response is a JSON object holding a trace
+    ``{"executions": [{round, code, status, exit_code, stdout, stderr, images: [{name, thumb}]}],
+    "replies": [...], "ended": ...}`` (the cwi_code tasks write one): each reply, then its code's
+    status, output and saved images."""
+    try:
+        obj = json.loads(raw) if isinstance(raw, str) and raw.lstrip().startswith("{") else None
+    except json.JSONDecodeError:
+        return ""
+    trace = next((v for v in (obj or {}).values() if isinstance(v, dict) and isinstance(v.get("executions"), list)), None)
+    if trace is None:
+        return ""
+    runs = {e.get("round"): e for e in trace["executions"] if isinstance(e, dict)}
+    replies = trace.get("replies") if isinstance(trace.get("replies"), list) else []
+    parts = []
+    for i in range(1, max([len(replies)] + [r for r in runs if isinstance(r, int)]) + 1):
+        ex = runs.get(i)
+        body = _text_block(str(replies[i - 1]), "output") if i <= len(replies) else ""
+        if ex:
+            head = f"{ESC(str(ex.get('status')))} (exit {ESC(str(ex.get('exit_code')))}){' — ' + ESC(str(ex['reason'])) if ex.get('reason') else ''}"
+            imgs = "".join(_figure(im["thumb"], px // 2, [], "output") for im in ex.get("images") or [] if isinstance(im, dict) and im.get("thumb"))
+            body += (f"<p>execution: <b>{head}</b></p>" + (_text_block(str(ex.get("code", "")), "prompt") if not replies else "")
+                     + _text_block(str(ex.get("stdout") or ""), "output") + _text_block(str(ex.get("stderr") or ""), "prompt") + imgs)
+        parts.append(f"<details class=round><summary>round {i}{' · code run: ' + ESC(str(ex.get('status'))) if ex else ''}</summary>{body}</details>")
+    return f'<div class="rounds"><h4>rounds ({ESC(str(trace.get("ended", "")))})</h4>{"".join(parts)}</div>'
+
+
 def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | None = None) -> str:
     from lmms_plugins.utils.model_output import parse_model_output
 
@@ -262,6 +289,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
   <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
     {f"<ul class=problems>{problems}</ul>" if problems else ""}</div></div>
+  {rounds_block(raw, px)}
   {f'<details class="record"><summary>scorer record</summary><pre>{ESC(json.dumps(shown, indent=1, default=str)[:20000])}</pre></details>' if shown else ""}
 </article>"""
 

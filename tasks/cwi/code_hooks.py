@@ -112,9 +112,12 @@ def run_code(code: str, files: Mapping[str, bytes], cfg: Mapping):
                                files={}, wall_s=0.0, reason=f"{type(exc).__name__}: {exc}")
 
 
-def _final(reply: str, state: LoopState, ended: str) -> str:
+def _final(replies: list, state: LoopState, ended: str) -> str:
+    """The loop's last output: the final reply (scored), and the trace with every reply."""
     state.ended = ended
-    return json.dumps({"text": reply, "cwi_code": state.to_dict()}, ensure_ascii=False)
+    trace = {**state.to_dict(), "replies": [r if isinstance(r, str) else str(r) for r in replies]}
+    # "images": [] keeps the object in the unified {"text", "images"} shape (model_output.py)
+    return json.dumps({"text": replies[-1] if replies else "", "images": [], "cwi_code": trace}, ensure_ascii=False)
 
 
 def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, previous_output: list | None = None,
@@ -135,7 +138,7 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     state.rounds = len(replies)
 
     def end(how: str):
-        out = _final(reply, state, how)
+        out = _final(replies, state, how)
         info["state"] = state.to_dict()
         return None, None, True, replies[:-1] + [out], info
 
@@ -187,7 +190,8 @@ def read_response(raw: Any) -> tuple[str, dict | None]:
         except json.JSONDecodeError:
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("cwi_code"), dict):
-            return str(obj.get("text") or ""), obj["cwi_code"]
+            text = obj.get("text")
+            return (text if isinstance(text, str) else ""), obj["cwi_code"]
         if isinstance(obj, dict) and obj.get("error") == "max_agentic_steps_reached":
             trace = obj.get("state") if isinstance(obj.get("state"), dict) else None
             if trace is not None:

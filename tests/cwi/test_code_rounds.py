@@ -82,6 +82,12 @@ def test_code_runs_on_the_items_images_and_its_output_and_images_come_back():
     assert len(visuals[0]) == 3 and visuals[0][2].getpixel((0, 0)) == (77, 77, 77)
     final = json.loads(outs[-1])
     assert final["text"] == "<answer>1</answer>" and final["cwi_code"]["ended"] == "answer"
+    assert final["cwi_code"]["replies"][0].startswith("Let me look.") and len(final["cwi_code"]["replies"]) == 2
+    # `lmms-plugins report` shows the rounds: the reply, the execution's status and output, the saved image
+    from lmms_plugins.report import rounds_block
+
+    html = rounds_block(outs[-1])
+    assert "round 1 · code run: ok" in html and "red 1 files" in html and html.count("<img") == 1 and "round 2" in html
     res = code_hooks.process_results(_doc(), [outs[-1]], rule=RULE)
     assert res["accuracy"]["value"] == 1.0 and res["rounds_used"]["value"] == 2 and res["executions"]["value"] == 1
     assert res["execution_errors"]["value"] == 0 and res["answered_without_code"]["value"] == 0
