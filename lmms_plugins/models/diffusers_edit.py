@@ -51,6 +51,10 @@ INSTALL_HINT = 'pip install "lmms-plugins[diffusers]"'
 MULTI_REFERENCE_PIPELINES = frozenset({
     "QwenImageEditPlusPipeline", "Flux2Pipeline", "Flux2KleinPipeline", "JoyImageEditPlusPipeline",
 })
+# Pipelines checked to edit a batch (a list of prompts with one image per prompt) as separate
+# samples; others get one sample per call (batch_size is then ignored, with a warning), since a
+# pipeline may size a whole batch by its first image or pair images and prompts its own way.
+BATCHED_PIPELINES = frozenset({"StableDiffusionInstructPix2PixPipeline", "StableDiffusionXLInstructPix2PixPipeline"})
 # Arguments this wrapper sets itself; a model_arg of the same name would be ambiguous.
 _RESERVED_CALL_ARGS = frozenset({"prompt", "image", "images", "generator", "output_type", "return_dict", "num_images_per_prompt"})
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16", "half": "float16",
@@ -223,6 +227,10 @@ class DiffusersEdit(lmms):
         if multi_image == "auto":
             multi_image = "list" if (self.pipeline_class in MULTI_REFERENCE_PIPELINES or self.image_arg == "images") else "first"
         self.multi_image = multi_image
+        if self.batch_size_per_process > 1 and (multi_image == "list" or self.pipeline_class not in BATCHED_PIPELINES):
+            logger.warning(f"diffusers_edit: batch_size={self.batch_size_per_process} ignored: batched edits are only "
+                           f"checked for {', '.join(sorted(BATCHED_PIPELINES))}; {self.pipeline_class} edits one sample per call")
+            self.batch_size_per_process = 1
         self.call_kwargs = self._call_kwargs(num_inference_steps, guidance_scale, call_kwargs)
 
         settings = json.dumps({"pretrained": self.pretrained, "dtype": str(self.dtype), "seed": self.seed, "max_side": self.max_side,
@@ -317,18 +325,13 @@ class DiffusersEdit(lmms):
     # --- internals ---------------------------------------------------------------------------
 
     def _batches(self, prepared: list) -> list[list]:
-        """Batches of samples that one pipeline call can take: same input size, one image each
-        (a pipeline resizes a batch to its first image's size, and several reference images per
-        sample have no batched form)."""
+        """Batches of samples that one pipeline call can take: same input size (a pipeline resizes a
+        batch to its first image's size), one image each (batching is off in multi_image=list)."""
         if self.batch_size_per_process == 1:
             return [[p] for p in prepared]
         batches, open_by_size = [], {}
         for item in prepared:
-            images = item[2]
-            if len(images) > 1 and self.multi_image == "list":
-                batches.append([item])
-                continue
-            key = images[0].size
+            key = item[2][0].size
             current = open_by_size.setdefault(key, [])
             current.append(item)
             if len(current) == self.batch_size_per_process:
