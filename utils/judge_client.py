@@ -54,6 +54,8 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from lmms_plugins.utils.utf8 import valid_text, valid_utf8
+
 log = logging.getLogger("lmms_plugins.judge")
 
 ENV_BASE_URL = "LMMS_PLUGINS_JUDGE_BASE_URL"
@@ -368,7 +370,7 @@ class JudgeClient:
 
         cfg = self.config
         url = cfg.base_url.rstrip("/") + "/chat/completions"
-        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages, "temperature": temperature}
+        kwargs: dict[str, Any] = {"model": cfg.model, "messages": valid_utf8(messages), "temperature": temperature}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
         if cfg.extra_body:
@@ -386,7 +388,7 @@ class JudgeClient:
         if problem is not None:
             raise JudgeError(_transport_error(url, problem, calls, cfg.timeout_s)) from None
         try:
-            return _reply_text(json.loads(raw.text)), calls
+            return valid_text(_reply_text(json.loads(raw.text))), calls  # a "\ud800" escape must not break the next request
         except (ValueError, RecursionError) as exc:  # a proxy's HTML page, a truncated or absurdly nested body: ask again
             raise _Unusable(f"malformed response: {exc}", calls) from None
 
@@ -542,8 +544,10 @@ def extract_json(text: str) -> Any:
     for i, j in _bracket_spans(stripped):
         try:
             return json.loads(stripped[i:j + 1])
-        except (ValueError, RecursionError):
+        except ValueError:
             budget -= j - i + 1
+        except RecursionError:
+            budget -= max(j - i + 1, _RECURSION_COST)
         if budget <= 0:
             break
     decoder = json.JSONDecoder()
@@ -556,7 +560,7 @@ def extract_json(text: str) -> Any:
         except ValueError:
             budget -= i + 1  # a failed decode costs its position (the error counts line numbers)
         except RecursionError:
-            budget -= len(stripped)  # thousands of nested brackets: give up soon
+            budget -= max(len(stripped), _RECURSION_COST)  # thousands of nested brackets: give up soon
         if budget <= 0:
             break
     raise ValueError(f"no JSON found in the judge's reply: {stripped[:120]!r}")
@@ -565,6 +569,7 @@ def extract_json(text: str) -> Any:
 _JSON_START = re.compile(r"[{\[]")
 _JSON_TOKEN = re.compile(r'[{}\[\]"\\]')
 _SCAN_FACTOR = 8  # decode tries may read at most this many times the reply
+_RECURSION_COST = 200_000  # a try that hit the recursion limit went ~1000 calls deep: as dear as that many characters
 
 
 def _bracket_spans(text: str):

@@ -64,3 +64,21 @@ def test_never_raises_fallback_records_are_valid_utf8(exc_text):
         raise ValueError(exc_text)
 
     assert encodes(broken({"id": LONE}, ["x"]))
+
+
+def test_judge_reply_with_lone_surrogates_is_asked_again_with_feedback():
+    """A reply carrying a "\\ud800" escape goes back to the judge (retry_feedback): it must encode."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from judge_server import FakeJudgeServer, sequence
+
+    from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig, extract_json
+
+    with FakeJudgeServer(sequence("not json " + LONE, '{"answer": "yes"}')) as server:
+        client = JudgeClient(JudgeConfig(base_url=server.base_url, model="m", cache_dir=None), sleep=lambda s: None)
+        res = client.complete([{"role": "user", "content": "q " + LONE}], prompt_version="v1",
+                              parse=lambda t: extract_json(t)["answer"], retry_feedback=True)
+        assert res.value == "yes" and server.calls == 2
+        assert "\ufffd" in server.requests[1]["messages"][1]["content"]
