@@ -124,6 +124,7 @@ for r, v in ((resource.RLIMIT_CPU, None), (resource.RLIMIT_AS, a[1]), (resource.
         sys.stderr.write("[sandbox] could not set rlimit %d: %s\n" % (r, e))
 del a, r, v, lim, fd
 sys.argv = ["main.py"]
+sys.dont_write_bytecode = True  # no __pycache__ among the files it wrote
 sys.path.insert(0, os.getcwd())
 g = {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}
 try:
@@ -397,12 +398,17 @@ def _check_name(name: str) -> str:
     return str(p)
 
 
-def _env(home: str) -> dict[str, str]:
+def _env(home: str, cache: str) -> dict[str, str]:
     path_dirs = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
     return {
         "PATH": ":".join(dict.fromkeys(path_dirs)),
         "HOME": home,
         "TMPDIR": home,
+        # caches (matplotlib's font list, ...) go outside the scratch folder, so they are not
+        # returned as files the program wrote
+        "XDG_CACHE_HOME": cache,
+        "XDG_CONFIG_HOME": cache,
+        "MPLCONFIGDIR": cache,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
@@ -616,6 +622,13 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     def fail(reason: str) -> ExecResult:
         return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0, reason, use_ns)
 
+    bad = [f"{f}={getattr(limits, f)!r}" for f in ("wall_s", "cpu_s", "memory_mb", "file_size_mb", "max_processes",
+                                                    "max_open_files", "max_output_bytes", "max_scratch_mb")
+           if not isinstance(getattr(limits, f), (int, float)) or getattr(limits, f) <= 0]
+    if bad:
+        if uid is not None:
+            _release_uid(uid)
+        return fail(f"bad limits: {', '.join(bad)} (each must be a positive number)")
     try:
         try:
             names = {_check_name(str(n)): src for n, src in files.items()}
@@ -623,6 +636,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
             os.chmod(run_dir, 0o711)
             scratch = os.path.join(run_dir, "work")
             os.mkdir(scratch, 0o700)
+            os.mkdir(os.path.join(run_dir, "cache"), 0o700)
             for name, src in names.items():
                 dest = os.path.join(scratch, name)
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
@@ -632,6 +646,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
                 else:
                     shutil.copyfile(os.fspath(src), dest)
             if uid is not None:
+                os.chown(os.path.join(run_dir, "cache"), uid, uid)
                 for dirpath, dirnames, filenames in os.walk(scratch):
                     for n in [dirpath] + [os.path.join(dirpath, x) for x in dirnames + filenames]:
                         os.chown(n, uid, uid, follow_symlinks=False)
@@ -667,6 +682,8 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
     # installs); the bootstrap puts the evaluator's site-packages on the path itself
     py = [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, *map(str, rl), *caps["site_paths"]]
     home = INNER_WORKDIR if use_ns else scratch
+    # in a mount namespace /tmp is private; otherwise a folder next to the scratch folder
+    cache = "/tmp/.cache" if use_ns else os.path.join(os.path.dirname(scratch), "cache")
     # a watchdog of its own: kills it even if this evaluator dies without cleaning up
     watchdog = [caps["timeout"], "-s", "KILL", f"{limits.wall_s + WATCHDOG_MARGIN_S:g}"] if caps["timeout"] else []
     popen_kw: dict = {}
@@ -678,16 +695,18 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
         if uid is not None:
             popen_kw = {"user": uid, "group": uid, "extra_groups": []}
     try:
-        proc = subprocess.Popen(argv, cwd=scratch, env=_env(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(argv, cwd=scratch, env=_env(home, cache), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, close_fds=True, **popen_kw)
     except (OSError, ValueError, subprocess.SubprocessError) as e:
         return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0,
                           f"could not start the sandbox process: {type(e).__name__}: {e}", use_ns)
 
     # the program text goes in on stdin (then /dev/null); a thread, so a huge text cannot block us
+    data = code.encode("utf-8", errors="replace")
+
     def feed():
         try:
-            proc.stdin.write(code.encode("utf-8", errors="surrogateescape"))
+            proc.stdin.write(data)
         except (OSError, ValueError):
             pass
         finally:

@@ -445,3 +445,17 @@ def test_unprivileged_evaluator_gets_user_namespaces():
     assert not os.path.exists(marker)
     assert out["escape"] == "ok"
     assert _procs_of_uid(stranger) == []  # the setsid'd child died with its PID namespace
+
+
+def test_bad_limits_are_a_sandbox_error():
+    r = run_python("print(1)", {}, Limits(wall_s=0))
+    assert r.status == "sandbox_error" and "wall_s=0" in r.reason
+
+
+def test_caches_and_bytecode_are_not_returned_as_files():
+    code = ("import os\nos.makedirs(os.environ['MPLCONFIGDIR'], exist_ok=True)\n"
+            "open(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist.json'), 'w').write('{}')\n"
+            "open('helper.py', 'w').write('X = 41')\nimport helper\nprint(helper.X + 1)\n")
+    r = run_python(code, {}, SHORT)
+    assert r.status == "ok" and r.stdout == "42\n"
+    assert set(r.files) == {"helper.py"}  # no __pycache__, no cache files
