@@ -322,6 +322,7 @@ def _probe() -> dict:
         "bubblewrap": shutil.which("bwrap"),
         "python": sys.executable,
         "why_not_namespaces": ns_why,
+        "watchdog": shutil.which("timeout") is not None,
         "unshare": unshare,
         "timeout": shutil.which("timeout"),
         "site_paths": _site_paths(),
@@ -362,7 +363,9 @@ def capabilities() -> dict:
     folders in them), ``user_namespace`` (not root: the namespaces hang off a user namespace whose
     root, without capabilities, is the evaluator's own uid outside), ``unique_uid`` (each execution runs as its own unused uid, never root:
     needs root, and without namespaces an interpreter that such a uid can reach),
-    ``rlimits``, ``bubblewrap`` (path or None; not used), ``python``, ``why_not_namespaces``.
+    ``rlimits``, ``bubblewrap`` (path or None; not used: the mount namespace does its job),
+    ``python``, ``why_not_namespaces``, ``watchdog`` (coreutils ``timeout`` found: an execution
+    is killed even if the evaluator dies).
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
     turns the namespaces off (read at every call).
     """
@@ -381,7 +384,8 @@ def _take_uid() -> int:
     with _uid_lock:
         while True:
             uid = _UID_BASE + secrets.randbelow(_UID_SPAN)
-            if uid not in _uids_in_use:
+            # unused here and by any process (another evaluator process on this machine)
+            if uid not in _uids_in_use and not _procs_of_uid(uid):
                 _uids_in_use.add(uid)
                 return uid
 
