@@ -610,11 +610,19 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     available, else the host path of the scratch folder.
 
     Status: ``ok`` (exit 0), ``error`` (non-zero exit or uncaught exception: traceback in
-    stderr, reason = its last line), ``timeout`` (wall clock or CPU limit), ``memory`` (a
-    MemoryError / allocation failure under the memory limit), ``output_limit`` (more than
-    ``max_output_bytes`` on stdout or stderr: killed), ``killed`` (ended by a signal it did not
-    get from the limits, e.g. it killed itself), ``sandbox_error`` (the sandbox could not run it:
-    bad input file name, missing input file, failed process start; reason says which).
+    stderr, with ``main.py`` as the file name and the program's own lines; reason = its last
+    line; also a file larger than ``file_size_mb``: "File too large"), ``timeout`` (wall clock or
+    CPU limit), ``memory`` (a MemoryError / allocation failure under the memory limit),
+    ``output_limit`` (more than ``max_output_bytes`` on stdout or stderr, or more than
+    ``max_scratch_mb`` in the scratch folder: killed), ``killed`` (ended by a signal it did not
+    get from the limits: it killed itself, a segfault), ``sandbox_error`` (the sandbox could
+    not run it: bad input file name, missing input file, bad limits, failed process start;
+    reason says which). ``exit_code`` is negative (-signal) when a signal ended it.
+    ``stdout``/``stderr`` keep the head and the tail within ``max_output_chars`` each, with a
+    line saying how many bytes were cut (``*_truncated`` then True). ``files`` holds new or
+    changed regular files of the scratch folder (relative names), at most
+    ``max_returned_files`` / ``max_returned_mb``; the rest are named in ``skipped_files``.
+    The program reads its source from nowhere: it is given on stdin, which it then sees closed.
     Everything it started is killed before this returns; the scratch folder is removed.
     """
     t0 = time.monotonic()
