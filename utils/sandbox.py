@@ -395,6 +395,25 @@ def _release_uid(uid: int) -> None:
         _uids_in_use.discard(uid)
 
 
+def _remove(path: str) -> None:
+    """rmtree that also removes folders the program made unreadable (chmod 000)."""
+
+    def retry(func, p, _exc):
+        try:
+            os.chmod(os.path.dirname(p), 0o700)
+            if os.path.isdir(p) and not os.path.islink(p):
+                os.chmod(p, 0o700)
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                func(p)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=retry)
+    if os.path.exists(path):
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _check_name(name: str) -> str:
     p = PurePosixPath(name)
     if not name or "\x00" in name or p.is_absolute() or ".." in p.parts or str(p) in (".", ""):
@@ -622,7 +641,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     line saying how many bytes were cut (``*_truncated`` then True). ``files`` holds new or
     changed regular files of the scratch folder (relative names), at most
     ``max_returned_files`` / ``max_returned_mb``; the rest are named in ``skipped_files``.
-    The program reads its source from nowhere: it is given on stdin, which it then sees closed.
+    The program's text reaches the interpreter on stdin; the program itself finds stdin at its end.
     Everything it started is killed before this returns; the scratch folder is removed.
     """
     t0 = time.monotonic()
@@ -677,7 +696,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
         if uid is not None:
             _release_uid(uid)
         if run_dir is not None:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            _remove(run_dir)
 
 
 def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> ExecResult:
@@ -859,8 +878,8 @@ def _collect(scratch: str, inputs: dict, limits: Limits, uid) -> tuple[dict[str,
                 continue  # a symlink, fifo without writer, ...: not returned
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode) or (uid is not None and st.st_uid != uid):
-                    continue  # a device, or a hard link to someone else's file
+                if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (uid is not None and st.st_uid != uid):
+                    continue  # a device, a hard link (perhaps to a file outside), someone else's file
                 if rel in inputs and inputs[rel] == (st.st_size, st.st_mtime_ns):
                     continue  # an input, unchanged
                 if len(got) >= limits.max_returned_files or st.st_size > budget:

@@ -459,3 +459,16 @@ def test_caches_and_bytecode_are_not_returned_as_files():
     r = run_python(code, {}, SHORT)
     assert r.status == "ok" and r.stdout == "42\n"
     assert set(r.files) == {"helper.py"}  # no __pycache__, no cache files
+
+
+@both
+def test_links_out_of_the_scratch_folder_are_not_returned(own_tmp, backend):
+    code = ("import os\nos.symlink('/etc/passwd', 'passwd_link')\nos.symlink('/etc', 'etc_link')\n"
+            "try:\n    os.link('/etc/hostname', 'hard_link')\nexcept OSError as e:\n    print('no hard link', type(e).__name__)\n"
+            "os.makedirs('locked/inner'); open('locked/inner/f.txt', 'w').write('x'); os.chmod('locked/inner', 0); os.chmod('locked', 0)\n"
+            "open('real.txt', 'w').write('mine')\n")
+    r = run_python(code, {}, SHORT)
+    assert r.status == "ok", r
+    assert "real.txt" in r.files and not {"passwd_link", "etc_link", "hard_link"} & set(r.files)
+    assert not any(name.startswith("etc_link") for name in r.files)
+    assert os.listdir(own_tmp) == []  # removed, even the folder it made unreadable
