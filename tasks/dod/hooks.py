@@ -3,7 +3,8 @@ judges.py and metrics.py.
 
 Run-time switches (environment variables, read per sample so one process can score several runs):
 
-* ``LMMS_PLUGINS_DOD_REFUSAL`` = ``rules`` (default) or ``judge``: how a refusal conclusion is found.
+* ``LMMS_PLUGINS_DOD_REFUSAL`` = ``rules`` (default), ``hybrid`` (the judge reads only the responses
+  the detector is uncertain about) or ``judge``: how a refusal conclusion is found.
 * ``LMMS_PLUGINS_DOD_EDIT_JUDGE`` = ``auto`` (default: on when the judge is configured) or ``off``:
   the editing judge for real-world E. Maze E always uses the program verifier.
 * the judge itself: ``LMMS_PLUGINS_JUDGE_*`` (see lmms_plugins.utils.judge_client).
@@ -73,13 +74,25 @@ def _root(doc: Mapping) -> Path:
     return dataset_root()
 
 
+def input_paths(doc: Mapping) -> list[str]:
+    """The request's input images, relative to the root: ``input_images or [input_image]``, as the
+    official code reads them."""
+    many = doc.get("input_images")
+    if isinstance(many, (list, tuple)) and any(many):
+        return [str(p) for p in many if p]
+    return [str(doc["input_image"])] if doc.get("input_image") else []
+
+
 def doc_to_visual(doc: Mapping) -> list:
-    """The input image, RGB. A missing or unreadable image gives no image (and a warning); the
+    """The input images, RGB. A missing or unreadable image gives no image (and a warning); the
     sample is then recorded with status ``missing_data`` by process_results, not scored."""
     from lmms_plugins.utils.images import ImageError, load_rgb
 
     try:
-        return [load_rgb(doc["input_image"], root=_root(doc))]
+        paths = input_paths(doc)
+        if not paths:
+            raise KeyError("no input_image nor input_images")
+        return [load_rgb(p, root=_root(doc)) for p in paths]
     except (ImageError, KeyError, OSError) as exc:
         log.warning("dod %s: input image unusable: %s", doc.get("case_id"), exc)
         return []
@@ -114,8 +127,8 @@ def doc_to_target(doc: Mapping) -> str:
 
 def refusal_mode() -> str:
     mode = os.environ.get(ENV_REFUSAL_MODE, "rules").strip().lower() or "rules"
-    if mode not in ("rules", "judge"):
-        raise ValueError(f"{ENV_REFUSAL_MODE} must be 'rules' or 'judge', got {mode!r}")
+    if mode not in ("rules", "judge", "hybrid"):
+        raise ValueError(f"{ENV_REFUSAL_MODE} must be 'rules', 'hybrid' or 'judge', got {mode!r}")
     return mode
 
 
@@ -176,7 +189,7 @@ def _read_output(raw: Any):
 
     out = parse_model_output(raw)
     if out.missing:
-        return out, st.MISSING_IMAGE, "; ".join(p for p in out.problems if "does not exist" in p)
+        return out, st.MISSING_IMAGE, "; ".join(p for p in out.problems if "does not exist" in p or "outside the allowed" in p)
     broken = [p for p in out.problems if "does not parse" in p or "output is None" in p or "not a string" in p]
     text = out.text.strip()
     if not broken and text.startswith("{") and ('"text"' in text or '"images"' in text):
@@ -191,8 +204,9 @@ def _read_output(raw: Any):
     return out, st.OK, ""
 
 
-def score_sample(doc: Mapping, raw: Any) -> M.SampleRecord:
-    """The record of one request: label, what the model did, refusal, edit verdict."""
+def score_sample(doc: Mapping, raw: Any, setting: str = "no_hint") -> M.SampleRecord:
+    """The record of one request: label, what the model did, refusal, edit verdict. ``setting``: the
+    task's prompt setting, so the judges read the prompt the model saw."""
     from .data import load_labels
 
     case_id = str(doc.get("case_id", ""))
@@ -203,22 +217,25 @@ def score_sample(doc: Mapping, raw: Any) -> M.SampleRecord:
                               status=st.MISSING_DATA, reason=f"no label for {case_id} in ground_truth_criteria.jsonl")
     base = dict(case_id=case_id, pair_id=label.pair_id, category=label.category, feasible=label.feasible)
     try:
-        return _score_labelled(doc, raw, root, label, base)
+        return _score_labelled(doc, raw, root, label, base, setting)
     except Exception as exc:  # keep the label: the sample stays in its metrics, as pending
         log.exception("dod %s: scoring failed", case_id)
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.ERROR, reason=f"{type(exc).__name__}: {exc}")
 
 
-def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.SampleRecord:
+def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setting: str) -> M.SampleRecord:
     from lmms_plugins.utils.images import PathEscapesRoot, resolve_under
 
-    try:
-        input_path = resolve_under(root, str(doc.get("input_image") or ""))
-    except PathEscapesRoot:
-        input_path = root  # not a file: reported as missing below
-    if not doc.get("input_image") or not input_path.is_file():
+    inputs = []
+    for rel in input_paths(doc):
+        try:
+            inputs.append(resolve_under(root, rel))
+        except PathEscapesRoot:
+            inputs.append(root)  # not a file: reported as missing below
+    if not inputs or not all(p.is_file() for p in inputs):
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.MISSING_DATA,
-                              reason=f"input image missing: {doc.get('input_image')}")
+                              reason=f"input image missing: {input_paths(doc) or doc.get('input_image')}")
+    input_path = inputs[0]  # mazes have one input image
 
     from lmms_plugins.utils.generation_failure import detect
 
@@ -238,28 +255,46 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict) -> M.
     evidence, rule = rules.evidence, rules.rule
     status, reason = out_status, out_reason
     reason_correct = None
-    if refusal_mode() == "judge":
+    mode = refusal_mode()
+    # hybrid: only the responses the detector is uncertain about go to the judge
+    if mode == "judge" or (mode == "hybrid" and rules.verdict == "uncertain"):
         from .judges import JudgeUnavailable, judge_refusal
 
         try:
-            verdict = judge_refusal(doc_prompt=doc.get("prompt_en", ""), label=label, reasoning=out.text)
+            verdict = judge_refusal(doc_prompt=model_prompt(doc, setting), label=label, reasoning=out.text)
             # null ("cannot tell") means no explicit conclusion was found: not a refusal
-            refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge"
+            refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge" if mode == "judge" else "hybrid_judge"
             reason_correct = verdict.reason_correct
         except JudgeUnavailable as exc:
             refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
 
+    # an image that does not decode is bad_image with the decoder's reason: no verifier or judge sees it
+    unreadable = _unreadable_image(out.image) if has_image else ""
+    if unreadable:
+        status, reason = (st.BAD_IMAGE, unreadable) if status == st.OK else (status, f"{reason}; {unreadable}")
+
     # E: only for feasible requests with an image
-    edit_ok, edit_reason = None, ""
-    if label.feasible and has_image:
-        edit_ok, edit_reason, edit_status = _judge_edit(label, input_path, Path(out.image), doc)
+    edit_ok, edit_reason = None, unreadable
+    if label.feasible and has_image and not unreadable:
+        edit_ok, edit_reason, edit_status = _judge_edit(label, inputs, Path(out.image), model_prompt(doc, setting))
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
-    drew_path = _drew_maze_path(label, input_path, Path(out.image)) if (label.is_maze and not label.feasible and has_image) else None
+    drew_path = _drew_maze_path(label, input_path, Path(out.image)) if (label.is_maze and not label.feasible and has_image and not unreadable) else None
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
                           status=status, reason=reason)
+
+
+def _unreadable_image(path) -> str:
+    """The decoder's reason why the output image cannot be used ('' when it decodes)."""
+    from lmms_plugins.utils.images import ImageError, load_rgb
+
+    try:
+        load_rgb(path, max_side=1024)  # bounded memory; a JPEG decodes small
+    except (ImageError, OSError) as exc:
+        return f"output image: {exc}"
+    return ""
 
 
 def _drew_maze_path(label, input_path: Path, output_path: Path) -> bool | None:
@@ -271,8 +306,10 @@ def _drew_maze_path(label, input_path: Path, output_path: Path) -> bool | None:
     return bool(drew_path_anyway(str(input_path), str(output_path), label.grid_evidence))
 
 
-def _judge_edit(label, input_path: Path, output_path: Path, doc: Mapping) -> tuple[bool | None, str, str]:
-    """(edit_ok, why, status) for a feasible request with an image."""
+def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str = "") -> tuple[bool | None, str, str]:
+    """(edit_ok, why, status) for a feasible request with an image; ``prompt``: what the model was asked."""
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    input_path = inputs[0]
     if label.is_maze:
         try:
             from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
@@ -290,15 +327,20 @@ def _judge_edit(label, input_path: Path, output_path: Path, doc: Mapping) -> tup
     from .judges import JudgeUnavailable, judge_edit
 
     try:
-        v = judge_edit(instruction=doc.get("prompt_en", ""), label=label, input_image=input_path, output_image=output_path)
+        v = judge_edit(instruction=prompt, label=label, input_image=inputs, output_image=output_path)
     except JudgeUnavailable as exc:
         return None, f"editing judge: {exc}", st.JUDGE_ERROR
     return v.ok, f"editing judge: {v.reason}", st.OK
 
 
+def model_prompt(doc: Mapping, setting: str) -> str:
+    """The prompt the model saw (with the hint in decline_hint): what the official judges read."""
+    return doc_to_text(doc, {"setting": setting}) if doc.get("prompt_en") is not None else ""
+
+
 @st.never_raises(metrics=METRIC_NAMES)
-def process_results(doc: Mapping, results: list) -> dict:
-    rec = score_sample(doc, results[0] if results else None)
+def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> dict:
+    rec = score_sample(doc, results[0] if results else None, setting)
     out = {}
     fields_ = rec.to_dict()
     for m in M.METRICS:
@@ -308,6 +350,11 @@ def process_results(doc: Mapping, results: list) -> dict:
         if m not in out:
             out[m] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=fields_)
     return out
+
+
+def process_results_decline_hint(doc: Mapping, results: list) -> dict:
+    """``process_results`` of dod_decline_hint: the judges read the prompt with the hint."""
+    return process_results(doc, results, setting="decline_hint")
 
 
 # --- aggregation ---------------------------------------------------------------------------------------
