@@ -14,6 +14,9 @@
 * ``--fit``: 5-fold cross-validation on the tuning material (train the classifier on 4/5, score
   the rest) and a grid search of the combination weights; prints the best ones.
 * ``--errors``: list the misclassified responses (tuning split only; the frozen split stays unread).
+* ``--scaling``: time and peak memory of ``detect_refusal`` and ``extract_json`` against input size
+  (1 KB to 5 MB of adversarial text: one long sentence, ". " repeated, unclosed ``<think>``), with the
+  log-log slope (1 = linear; below 1 = the bounded window at work).
 """
 
 from __future__ import annotations
@@ -134,12 +137,52 @@ def fit(rows: list[dict]) -> None:
             print(f"  {line}")
 
 
+def scaling() -> None:
+    import time
+    import tracemalloc
+
+    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+    from lmms_plugins.utils.judge_client import extract_json
+
+    def no_json(text):
+        try:
+            extract_json(text)
+        except ValueError:
+            pass
+
+    cases = [
+        ("detect_refusal", "'I cannot draw it ' * k", lambda n: "I cannot draw it " * (n // 17), detect_refusal),
+        ("detect_refusal", "'. ' * k", lambda n: ". " * (n // 2), detect_refusal),
+        ("detect_refusal", "<think> + prose, no close", lambda n: "<think>" + "The wall at (3,4) is not impossible to pass. " * (n // 45), detect_refusal),
+        ("extract_json", "'<think>' * k", lambda n: "<think>" * (n // 7), no_json),
+    ]
+    detect_refusal("warm up: load or train the classifier")
+    sizes = [1_000, 10_000, 100_000, 1_000_000, 5_000_000]
+    for name, shape, make, fn in cases:
+        times, peaks = [], []
+        for n in sizes:
+            text = make(n)
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            fn(text)
+            times.append(time.perf_counter() - t0)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        slope = math.log(max(times[-1], 1e-6) / max(times[2], 1e-6)) / math.log(sizes[-1] / sizes[2])
+        cells = ", ".join(f"{n // 1000} KB: {t * 1000:.0f} ms / {p / 2**20:.1f} MB" for n, t, p in zip(sizes, times, peaks))
+        print(f"{name:15s} {shape:28s} slope {slope:4.2f} (100 KB -> 5 MB); peak/input max {max(p / n for p, n in zip(peaks, sizes)):.1f}x; {cells}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("frozen", "tuning", "all"), default="frozen")
     ap.add_argument("--errors", action="store_true", help="print misclassified responses (not for the frozen split)")
     ap.add_argument("--fit", action="store_true", help="cross-validate on the tuning material and search the weights")
+    ap.add_argument("--scaling", action="store_true", help="time and peak memory against input size")
     args = ap.parse_args(argv)
+    if args.scaling:
+        scaling()
+        return 0
     if args.fit:
         fit(C.load_rows())
         return 0

@@ -29,6 +29,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from .refusal_rules import _LETTERS
 from .refusal_rules import (NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, json_verdict,
                             rule_sentences, window_sentences)
 
@@ -111,10 +112,12 @@ class SentenceModel:
         return hstack([a, b, 0.5 * c]).tocsr()
 
     def sentence_probs(self, sents: list[str], ctx: list[str]) -> list[float]:
-        if not sents:
-            return []
-        X = self._stack(self.char.transform(sents), self.word.transform(sents), self.ctx.transform(ctx))
-        return [float(p) for p in self.lr.predict_proba(X)[:, 1]]
+        out: list[float] = []
+        for i in range(0, len(sents), 32):  # in batches: memory stays small for a long window
+            s, c = sents[i:i + 32], ctx[i:i + 32]
+            X = self._stack(self.char.transform(s), self.word.transform(s), self.ctx.transform(c))
+            out += [float(p) for p in self.lr.predict_proba(X)[:, 1]]
+        return out
 
 
 def _cache_path() -> Path:
@@ -174,7 +177,10 @@ def sentence_scores(text: str, rules: RuleResult | None = None, model: SentenceM
         spans = window_sentences(text)
         per, jv = rule_sentences(text, spans), json_verdict(text)
     sents, ctx = _features(text, spans)
-    probs = model.sentence_probs(sents, ctx)
+    worded = [i for i, x in enumerate(sents) if _LETTERS.search(x)]  # no words, no conclusion: p = 0
+    probs = [0.0] * len(sents)
+    for i, p in zip(worded, model.sentence_probs([sents[i] for i in worded], [ctx[i] for i in worded])):
+        probs[i] = p
     return [(a, b, p, st, why) for (a, b), p, (st, _rule, why, _m) in zip(spans, probs, per)], jv
 
 

@@ -40,6 +40,7 @@ REFUSED, NOT_REFUSED, UNCERTAIN = "refused", "not_refused", "uncertain"
 # repetition; a conclusion sits at the end of the reasoning or in the answer.
 HEAD, REASONING_TAIL, ANSWER_HEAD, TAIL = 8_000, 24_000, 8_000, 24_000
 MAX_SENTENCE = 600  # a longer "sentence" is cut into pieces of at most this many characters
+_LETTERS = re.compile(r"[^\W\d_]{2}")  # a sentence without two letters in a row concludes nothing
 
 
 @dataclass(frozen=True)
@@ -108,37 +109,41 @@ _LOOKS_JSON = re.compile(r"[{\[]\s*\"[^\"\n]{1,40}\"\s*:")
 
 def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text[start:end]``, whitespace trimmed, tags excluded."""
-    end = len(text) if end is None else end
+    return list(_iter_sentences(text, start, len(text) if end is None else end))
+
+
+def _iter_sentences(text: str, start: int, end: int):
     boundary = _JSON_BOUNDARY if _LOOKS_JSON.search(text, start, min(end, start + 20_000)) else _BOUNDARY
-    spans, s0 = [], start
+    s0 = start
     for m in boundary.finditer(text, start, end):
         g = m.group(0)
         keep = g[:1] in ".!?…。！？"  # the punctuation belongs to the sentence; tags and quotes do not
-        spans.append((s0, m.end() if keep else m.start()))
+        yield from _trimmed(text, s0, m.end() if keep else m.start())
         s0 = m.end()
-    spans.append((s0, end))
-    out = []
-    for s, e in spans:
+    yield from _trimmed(text, s0, end)
+
+
+def _trimmed(text: str, s: int, e: int):
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    while e - s > MAX_SENTENCE:  # cut at a space near the limit: bounded work per sentence
+        cut = text.rfind(" ", s + MAX_SENTENCE // 2, s + MAX_SENTENCE)
+        cut = cut if cut > s else s + MAX_SENTENCE
+        yield s, cut
+        s = cut
         while s < e and text[s].isspace():
             s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        while e - s > MAX_SENTENCE:  # cut at a space near the limit: bounded work per sentence
-            cut = text.rfind(" ", s + MAX_SENTENCE // 2, s + MAX_SENTENCE)
-            cut = cut if cut > s else s + MAX_SENTENCE
-            out.append((s, cut))
-            s = cut
-            while s < e and text[s].isspace():
-                s += 1
-        if e > s:
-            out.append((s, e))
-    return out
+    if e > s:
+        yield s, e
 
 
 def window_sentences(text: str) -> list[tuple[int, int]]:
+    """The sentences of the analysed window that contain words (the others cannot conclude anything)."""
     out: list[tuple[int, int]] = []
     for s, e in analysed_spans(text):
-        out.extend(sentences(text, s, e))
+        out.extend(x for x in _iter_sentences(text, s, e) if _LETTERS.search(text, x[0], x[1]))
     return out
 
 
@@ -515,6 +520,8 @@ _WEAK_RULES = {"all_fail", "first_person"}
 
 def _sentence_rule(raw: str) -> tuple[str, str, str, str]:
     """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence."""
+    if not _LETTERS.search(raw):  # punctuation, numbers, coordinates: nothing to conclude
+        return ("", "", "", "")
     stripped = raw.rstrip(" *_\"')]}")
     if stripped.endswith(("?", "？", "か")) or _INVERTED_CONDITIONAL.match(raw):
         return ("rejected", "", "a question or a conditional", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
