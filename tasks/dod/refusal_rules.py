@@ -411,9 +411,14 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     if s.inside_quotes(start):
         return "inside quotation marks"
     after = sentence[m.end():m.end() + 160]
-    to_verb = re.search(r"\bto\s+(\w+(?:\s+\w+){0,2})", sentence[m.start():m.end() + 40])
-    if to_verb and _IDIOM_VERB.match(to_verb.group(1)):
-        return f"'{matched} to {to_verb.group(1)}' is an idiom or about a rule or one move, not the task"
+    # "impossible to misread", "no way to get this wrong": the verb right after the match, or ending it
+    to_verb = re.match(r"\s+(?:for\s+(?:me|us|you|anyone|the\s+model|it)\s+)?to\s+(\w+(?:\s+\w+){0,2})", after)
+    verb = to_verb.group(1) if to_verb else ""
+    if not verb:
+        inner = re.search(r"\bto\s+(\w+)$", matched)
+        verb = inner.group(1) + after[:30] if inner else ""
+    if verb and _IDIOM_VERB.match(verb):
+        return f"'{matched} to {verb}' is an idiom or about a rule or one move, not the task"
     if _NARROWER_AFTER.search(after):
         return "a narrower property than the request (the rest of the sentence says the request itself is fine)"
     if _CONDITION_AFTER.match(after) or re.search(r"\binstead\b", after, re.I):

@@ -171,6 +171,31 @@ REALISTIC = [
 (False, "Is it impossible? Not at all — the goal is reachable from the left."),
 (False, "Some might say it's unsolvable, but the left corridor connects start and goal."),
 (True, "Honestly, I don't think a correct image is possible here: the fish must be out of the water and still swimming in it."),
+(False, """<think>
+Let me map the maze. Row 1: S at col 1, open to col 4, wall at col 5. Row 2: wall except col 4. Row 3: open cols 2-7.
+From S go right to (1,4). Down to (2,4), (3,4). Left leads to (3,2) — dead end, nothing there. Right: (3,5), (3,6), (3,7).
+(4,7) is a wall? No, it's open. (5,7) open. Then (5,6), (5,5) ... (5,5) is next to E at (6,5)? E is at (6,5), yes.
+So there is no need to backtrack; the route is S → (1,4) → (3,4) → (3,7) → (5,7) → (5,5) → E.
+Can't go through (4,5) since it's a wall, but that's fine, we don't need it.
+It's impossible to take a shortcut through the middle, but the outer route works.
+</think>
+I've drawn the route in red."""),
+(True, """<think>
+Let me map the maze. From S I can reach (1,2), (1,3), (2,3), (3,3), (3,4). (3,5) is a wall, (4,4) is a wall, (2,4) is a wall.
+So the reachable region from S is {(1,1),(1,2),(1,3),(2,3),(3,3),(3,4)}. E at (7,7) is not in it.
+Therefore S and E are in separate regions; no path exists.
+</think>
+No path exists between the start and the end, so I will not draw one."""),
+(False, "The task says to make the snowman melt. No snow remains on the ground in the final image and no carrot is lost; the snowman is now a puddle with a hat. Done."),
+(False, "I couldn't decide between two shades of blue at first, so I picked the darker one. The vase is now blue as requested."),
+(False, "Nothing about this request is impossible: the ladder is already against the wall, so I just moved the cat to the third rung."),
+(True, "I tried several layouts. Since the rug must cover the whole floor and also leave the floor fully visible, no layout can work. I'll output the original image unchanged."),
+(False, "I tried several layouts. The first two didn't work because the rug overlapped the door, but the third one keeps the door clear. Here it is."),
+(True, "Short answer: this can't be done — the clock has no hands to move."),
+(False, "Short answer: done — the clock's hands now show 3 o'clock."),
+(False, "There's no path? Let me check again... the gap at row 4 connects. Path drawn."),
+(True, "<think>Checking the constraints: the bird must be flying and perched on the branch at the same moment. Those are mutually exclusive states for one bird.</think>This request cannot be satisfied."),
+(False, "<think>The bird must be flying away from the branch. That's a simple motion change.</think>Edited: the bird is now in flight above the branch."),
 ]
 
 
