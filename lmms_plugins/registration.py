@@ -46,7 +46,7 @@ def register():
     try:
         if os.environ.get(NO_TASK_HOOK_ENV, "") not in ("1", "true", "yes"):
             _when_imported(_TASKS_MODULE, _patch_task_manager)
-        _when_imported(_API_TASK_MODULE, _patch_dataset_download)
+        _when_imported(_API_TASK_MODULE, _patch_api_task)
     except Exception as exc:  # never break lmms-eval's start-up
         _warn(f"install its task hook ({exc!r})")
     from lmms_plugins.models import manifests
@@ -115,7 +115,7 @@ class _PatchOnImport(importlib.abc.MetaPathFinder):
         return spec
 
 
-# --- the two patches ---------------------------------------------------------------------------
+# --- the patches ------------------------------------------------------------------------------
 
 
 def _same_dir(a: str, b: str) -> bool:
@@ -273,3 +273,28 @@ def _patch_dataset_download(module) -> None:
             ) from exc
 
     _install(task_cls, "download", original, download)
+
+
+def _patch_api_task(module) -> None:
+    """Both patches of lmms_eval.api.task (one import hook per module)."""
+    _patch_dataset_download(module)
+    _patch_request_docs(module)
+
+
+def _patch_request_docs(module) -> None:
+    """Generation requests of this package's tasks carry ``Instance.doc`` (lmms_plugins/request_docs.py),
+    which lmms-eval 0.7.3 leaves None and its qwen_image_edit wrapper reads."""
+    found = _unpatched(module, "ConfigurableTask", "construct_requests")
+    if found is None:
+        return
+    task_cls, original = found
+
+    def construct_requests(self, doc_id, ctx, **kwargs):
+        instances = original(self, doc_id, ctx, **kwargs)
+        from lmms_plugins import request_docs
+
+        if request_docs.ours(self):
+            request_docs.attach(self, instances, doc_id, ctx, (kwargs.get("metadata") or {}).get("split"))
+        return instances
+
+    _install(task_cls, "construct_requests", original, construct_requests)

@@ -18,6 +18,9 @@ MODELS = {
     "abacus_synthetic_editor": "lmms_plugins.models.abacus_editor.SyntheticEditor",
     # image editors behind an OpenAI-compatible Images API (POST /images/edits)
     "openai_image_edit": "lmms_plugins.models.openai_image_edit.OpenAIImageEdit",
+    # lmms-eval 0.7.3's bagel wrapper under an id that loads: its own ids `bagel` and `bagel_umm`
+    # name a class / module that do not exist (README, "Image editors")
+    "lmms_eval_bagel": "lmms_eval.models.simple.bagel.BagelUMM",
     # any diffusers image-editing pipeline (extra [diffusers])
     "diffusers_edit": "lmms_plugins.models.diffusers_edit.DiffusersEdit",
 }
@@ -28,7 +31,11 @@ def available() -> dict[str, str]:
     out = {}
     for model_id, class_path in MODELS.items():
         module = class_path.rsplit(".", 1)[0]
-        if importlib.util.find_spec(module) is not None:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package that is missing (or stubbed)
+            found = False
+        if found:
             out[model_id] = class_path
     return out
 

@@ -1,0 +1,249 @@
+"""lmms-eval 0.7.3's own image-editing wrappers on this package's tasks, without the CLI.
+
+Real task objects (dod_no_hint, abacus_add_easy, grade on small local datasets) build their real
+requests; each wrapper's own ``generate_until`` (request handling, prompt and image plumbing, file
+naming, output format) runs unchanged, with only its heavy model replaced at the lowest level:
+
+* qwen_image_edit: ``DiffusionPipeline`` in the wrapper's module (its real ``__init__`` runs);
+* bagel: the ``InterleaveInferencer`` (``self.inferencer``) and bagel's ``pil_img2rgb`` helper;
+* bagel_lmms_engine: its ``InterleaveInferencer``; requests come from the chat (messages) task.
+
+The bagel ``__init__`` methods load weights inline, so those two objects are made with
+``__new__`` and given the attributes their ``__init__`` sets for the mode under test.
+The README's "Image editors" table cites these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageOps
+
+TESTS = Path(__file__).resolve().parents[1]
+for folder in (TESTS, TESTS / "dod", TESTS / "grade"):
+    sys.path.insert(0, str(folder))
+
+import dod_fixtures  # noqa: E402
+import grade_fixtures  # noqa: E402
+
+from lmms_plugins.utils.model_output import parse_model_output  # noqa: E402
+
+TASKS = ("dod_no_hint", "abacus_add_easy", "grade")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    from lmms_plugins.tasks.abacus import synthetic as syn
+
+    root = tmp_path_factory.mktemp("wrappers")
+    dod = dod_fixtures.make_dataset(root / "dod", pairs_per_category=1, maze_pairs=0)
+    assert syn.main(["--out", str(root / "abacus"), "--n", "2", "--seed", "3"]) == 0
+    grade = grade_fixtures.make_dataset(root / "GRADE")
+    env = {"LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off",
+           "LMMS_PLUGINS_ABACUS_ROOT": str(root / "abacus"), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
+           "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "", "HF_DATASETS_OFFLINE": "1",
+           "HF_HUB_OFFLINE": "1", "HF_HOME": str(root / "hf"),
+           "LMMS_PLUGINS_PREFLIGHT": "off"}  # no judge here: GRADE is not scored in these tests, only edited
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        yield root
+
+
+def build(task_type: str):
+    """{task name: (task object, its generate_until Instances)} as lmms-eval's evaluator builds them."""
+    from lmms_plugins import registration
+
+    registration.register()  # the package's patches, as the lmms_eval.models entry point installs them
+    from lmms_eval.tasks import TaskManager, get_task_dict
+
+    tasks = get_task_dict(list(TASKS), TaskManager(), task_type=task_type)
+    out = {}
+    for name in TASKS:
+        task = tasks[name]
+        task.build_all_requests(rank=0, world_size=1)
+        out[name] = (task, list(task.instances))
+    return out
+
+
+@pytest.fixture(scope="module")
+def simple_requests(data):
+    return build("simple")
+
+
+def all_requests(built):
+    return [inst for _task, instances in built.values() for inst in instances]
+
+
+def input_of(built, inst):
+    task, _ = built[inst.task_name]
+    visuals = task.doc_to_visual(task.dataset[inst.args[-1]][inst.doc_id])
+    return visuals[0]
+
+
+def check_outputs(built, outputs, received, *, expect_prompt_in):
+    """Every output names an existing image equal to the stub's edit of that request's own input."""
+    assert len(outputs) == len(all_requests(built))
+    for inst, raw in zip(all_requests(built), outputs):
+        out = parse_model_output(raw)
+        assert out.image and not out.missing, (inst.task_name, inst.doc_id, raw)
+        source = input_of(built, inst)
+        assert list(Image.open(out.image).convert("RGB").getdata()) == list(ImageOps.mirror(source.convert("RGB")).getdata())
+        prompt, image = received[(inst.task_name, inst.doc_id)]
+        assert expect_prompt_in(inst) in prompt
+        assert list(image.convert("RGB").getdata()) == list(source.convert("RGB").getdata())
+    # the benchmark's own scoring reads these outputs as images (no missing_image / unparsable)
+    for name in ("dod_no_hint", "abacus_add_easy"):
+        task, instances = built[name]
+        for inst, raw in ((i, o) for i, o in zip(all_requests(built), outputs) if i.task_name == name):
+            doc = task.dataset[inst.args[-1]][inst.doc_id]
+            if name == "dod_no_hint":
+                doc = {**doc, "dod_root": os.environ["LMMS_PLUGINS_DOD_ROOT"]}
+            result = task.process_results(doc, [raw])
+            statuses = {v.get("status") for v in result.values() if isinstance(v, dict)}
+            assert not statuses & {"missing_image", "unparsable", "bad_image", "error", "generation_failed"}, (name, statuses)
+
+
+def mirror_key(inst):
+    return (inst.task_name, inst.doc_id)
+
+
+# --------------------------------------------------------------------------- qwen_image_edit
+
+
+class StubPipeline:
+    """Stands in for diffusers' DiffusionPipeline: mirrors the input image, records what it got."""
+
+    calls: list = []
+
+    @classmethod
+    def from_pretrained(cls, pretrained, **kwargs):
+        return cls()
+
+    def __call__(self, prompt, image, num_inference_steps, guidance_scale, output_type):
+        StubPipeline.calls.append((prompt, image))
+        return types.SimpleNamespace(images=[ImageOps.mirror(image.convert("RGB"))])
+
+
+def test_qwen_image_edit_edits_every_benchmark_with_the_packages_request_docs(simple_requests, tmp_path, monkeypatch):
+    from lmms_eval.models.simple import qwen_image_edit as qmod
+
+    monkeypatch.setattr(qmod, "DiffusionPipeline", StubPipeline, raising=False)
+    StubPipeline.calls = []
+    model = qmod.QwenImageEdit(pretrained="stub", mode="editing", device="cpu", device_map="cpu",
+                               generated_image_dir=str(tmp_path / "qwen"))
+    model.task_dict = {name: task.dataset for name, (task, _) in simple_requests.items()}
+    requests = all_requests(simple_requests)
+    outputs = model.generate_until(requests)
+    assert all(o.startswith("Generated image saved to: ") for o in outputs)  # the wrapper's own format
+    received = {}
+    for inst, (prompt, image) in zip(requests, StubPipeline.calls):
+        received[(inst.task_name, inst.doc_id)] = (prompt, image)
+    check_outputs(simple_requests, outputs, received, expect_prompt_in=lambda inst: inst.args[0])
+    # files are named <task>_<doc_id>.png: unique per task and document, so ranks never collide
+    assert len({parse_model_output(o).image for o in outputs}) == len(outputs)
+    assert parse_model_output(outputs[0]).image.endswith(f"{requests[0].task_name}_{requests[0].doc_id}.png")
+
+
+def test_qwen_image_edit_without_request_docs_stops_the_run(simple_requests, tmp_path, monkeypatch):
+    """Why the package fills in Instance.doc: lmms-eval 0.7.3 leaves it None and the wrapper fails."""
+    import copy
+
+    from lmms_eval.models.simple import qwen_image_edit as qmod
+
+    monkeypatch.setattr(qmod, "DiffusionPipeline", StubPipeline, raising=False)
+    model = qmod.QwenImageEdit(pretrained="stub", mode="editing", device="cpu", device_map="cpu",
+                               generated_image_dir=str(tmp_path / "qwen"))
+    bare = copy.copy(all_requests(simple_requests)[0])
+    bare.doc = None
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'get'"):
+        model.generate_until([bare])
+
+
+def test_request_docs_are_light_and_picklable(simple_requests):
+    import pickle
+
+    inst = all_requests(simple_requests)[0]
+    assert set(inst.doc) == {"image", "images", "task", "doc_id", "prompt"}
+    assert inst.doc["task"] == inst.task_name and inst.doc["doc_id"] == inst.doc_id and inst.doc["prompt"] == inst.args[0]
+    assert "Image" not in repr(inst.doc)
+    assert pickle.loads(pickle.dumps(inst.doc)) == {"task": inst.task_name, "doc_id": inst.doc_id, "prompt": inst.args[0]}
+
+
+# --------------------------------------------------------------------------- bagel (mode=edit)
+
+
+class StubInferencer:
+    """Stands in for bagel's InterleaveInferencer: mirrors the (last) input image."""
+
+    def __init__(self):
+        self.calls = []
+
+    def interleave_inference(self, input_list, **params):
+        images = [x for x in input_list if isinstance(x, Image.Image)]
+        text = " ".join(x for x in input_list if isinstance(x, str))
+        self.calls.append((text, images[0], params))
+        return ["", ImageOps.mirror(images[-1])]
+
+    def __call__(self, text, think=False, image=None, **params):  # bagel_lmms_engine's call
+        self.calls.append((text, image, params))
+        return {"text": "", "image": ImageOps.mirror(image.convert("RGB"))}
+
+
+def test_bagel_umm_edit_mode_edits_every_benchmark(simple_requests, tmp_path, monkeypatch):
+    import torch
+    from lmms_eval.models.simple import bagel as bmod
+
+    monkeypatch.setattr(bmod, "pil_img2rgb", lambda im: im.convert("RGB"), raising=False)
+    model = bmod.BagelUMM.__new__(bmod.BagelUMM)
+    model._rank, model._world_size, model.mode = 0, 1, "edit"
+    model.inference_params, model.text_temperature, model.image_shapes = dict(bmod.BASE_PARAMS["edit"]), 0.3, (64, 64)
+    model._torch_dtype, model.output_dir = torch.bfloat16, str(tmp_path / "bagel")
+    os.makedirs(model.output_dir)
+    model.inferencer = StubInferencer()
+    model.task_dict = {name: task.dataset for name, (task, _) in simple_requests.items()}
+    requests = all_requests(simple_requests)
+    outputs = model.generate_until(requests)
+    received = {(i.task_name, i.doc_id): (c[0], c[1]) for i, c in zip(requests, model.inferencer.calls)}
+    check_outputs(simple_requests, outputs, received, expect_prompt_in=lambda inst: inst.args[0].strip())
+    assert all(json.loads(o)["images"][0].endswith(f"{i.task_name}_{i.doc_id}_0.png") for i, o in zip(requests, outputs))
+
+
+def test_bagel_lmms_engine_edits_every_benchmark_through_the_chat_tasks(data, tmp_path):
+    from lmms_eval.models.chat import bagel_lmms_engine as emod
+
+    chat = build("chat")
+    model = emod.BagelLmmsEngine.__new__(emod.BagelLmmsEngine)
+    model._rank, model._world_size, model.seed, model.show_thinking = 0, 1, 0, False
+    for name, value in dict(max_think_token_n=1024, do_sample=False, text_temperature=0.3, cfg_text_scale=4.0,
+                            cfg_img_scale=2.0, cfg_interval=0.0, timestep_shift=3.0, num_timesteps=50, cfg_renorm_min=0.0,
+                            cfg_renorm_type="text_channel", image_shapes=(64, 64)).items():
+        setattr(model, name, value)
+    model.output_image_dir = str(tmp_path / "engine")
+    model.inferencer = StubInferencer()
+    model.task_dict = {name: task.dataset for name, (task, _) in chat.items()}
+    requests = all_requests(chat)
+    outputs = model.generate_until(requests)
+    received = {(i.task_name, i.doc_id): (c[0], c[1]) for i, c in zip(requests, model.inferencer.calls)}
+    check_outputs(chat, outputs, received, expect_prompt_in=lambda inst: inst.args[0])
+
+
+def test_bagel_model_ids_of_lmms_eval_0_7_3_do_not_load_and_the_packages_alias_does():
+    """`--model bagel` maps to lmms_eval.models.simple.bagel.Bagel, but that module defines BagelUMM;
+    `--model bagel_umm` maps to a module bagel_umm that does not exist. This package registers
+    `lmms_eval_bagel` -> lmms_eval.models.simple.bagel.BagelUMM (the wrapper tested above)."""
+    from lmms_eval.models import get_model
+
+    from lmms_plugins.registration import register
+
+    register()
+    with pytest.raises(Exception, match="Bagel"):
+        get_model("bagel")
+    with pytest.raises(Exception, match="bagel_umm"):
+        get_model("bagel_umm")
+    assert get_model("lmms_eval_bagel").__name__ == "BagelUMM"
