@@ -220,6 +220,170 @@ if pid == 0:
         os._exit(125)
 os._exit(reap_until(pid))
 """
+# The warm worker (opt-in, root with namespaces only): one long-lived interpreter per evaluator
+# process that has imported the usual libraries once, and forks for every execution. The fork
+# (C1) enters new namespaces and forks their PID 1 (C2, which sets the mounts up as _NS_INIT
+# does), which forks the program (C3): it drops to the execution's uid, lowers its rlimits, takes
+# its stdout/stderr/program pipes from the evaluator (passed over the socket) and runs the program
+# in the already warm interpreter. The worker reports each C1's pid and exit status; it exits,
+# and its children with it, when the evaluator's end of the socket closes.
+_ZYGOTE = _NS_SETUP + r"""
+import json, resource, selectors, signal, socket
+sock = socket.socket(fileno=int(sys.argv[1]))
+sys.path.extend(p for p in sys.argv[3:] if p not in sys.path)
+for name in sys.argv[2].split(","):
+    try:
+        __import__(name)
+    except Exception:
+        pass
+import linecache, threading, traceback, atexit
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x4000000, 0x8000000, 0x20000000, 0x40000000
+
+def program(req, fds):
+    out_w, err_w, code_r = fds
+    drop_privileges(req["uid"])
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, as an exec would leave it: its /proc/self is its own
+    with os.fdopen(code_r, "rb") as f:
+        src = f.read()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0); os.dup2(out_w, 1); os.dup2(err_w, 2)
+    os.closerange(3, 65536)
+    os.environ.clear(); os.environ.update(req["env"]); os.environ["PWD"] = req["work"]
+    cpu, mem, fsize, nproc, nofile = req["rl"]
+    with open("/proc/self/status") as f:
+        vm = int(f.read().split("VmSize:")[1].split()[0]) * 1024  # what the warm interpreter already maps
+    for r, lim in ((resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_AS, (vm + mem, vm + mem)),
+                   (resource.RLIMIT_FSIZE, (fsize, fsize)), (resource.RLIMIT_NPROC, (nproc, nproc)),
+                   (resource.RLIMIT_NOFILE, (nofile, nofile)), (resource.RLIMIT_CORE, (0, 0))):
+        resource.setrlimit(r, lim)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()  # a fresh interpreter would draw its own seed
+    sys.argv = ["main.py"]
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.getcwd())
+    g = {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}
+    code = 0
+    try:
+        exec(compile(src, "main.py", "exec"), g)
+    except SystemExit as e:
+        if e.code is None:
+            code = 0
+        elif isinstance(e.code, int):
+            code = e.code
+        else:
+            sys.stderr.write("%s\n" % (e.code,))
+            code = 1
+    except BaseException as e:
+        g.clear()
+        linecache.cache["main.py"] = (len(src), None, src.decode("utf-8", "replace").splitlines(True), "main.py")
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next if e.__traceback__ else None)
+        code = 1
+    try:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code & 0xFF if code >= 0 else 1)
+
+def c1(req, fds):
+    # in the worker's namespaces, as root: enter new ones, become the parent of their PID 1
+    signal.alarm(int(req["wall_s"] + req["margin_s"]) + 1)  # the watchdog: SIGALRM ends C1, PDEATHSIG the rest
+    os.dup2(fds[1], 2)
+    if libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare")
+    mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    pid = os.fork()
+    if pid == 0:
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: C2 dies with C1
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+        os.chdir(req["scratch"])
+        setup_mounts(req)
+        p3 = os.fork()
+        if p3 == 0:
+            try:
+                program(req, fds)
+            except BaseException as e:
+                sys.stderr.write("[sandbox-init] %s\n" % e)
+                sys.stderr.flush()
+                os._exit(125)
+        for fd in fds:
+            os.close(fd)
+        os._exit(reap_until(p3))
+    for fd in fds:
+        os.close(fd)
+    _, st = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(st)
+    os._exit(128 - code if code < 0 else code)
+
+r_wake, w_wake = os.pipe()
+os.set_blocking(w_wake, False)
+signal.set_wakeup_fd(w_wake)
+signal.signal(signal.SIGCHLD, lambda *a: None)
+sel = selectors.DefaultSelector()
+sel.register(sock, selectors.EVENT_READ)
+sel.register(r_wake, selectors.EVENT_READ)
+children = {}
+sock.send(json.dumps({"ready": sorted(m for m in sys.modules if "." not in m)}).encode())
+while True:
+    for key, _ in sel.select():
+        if key.fileobj is sock:
+            try:
+                msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
+            except OSError:
+                msg, fds = b"", []
+            if not msg:  # the evaluator is gone: so are its executions
+                for pid in children:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                os._exit(0)
+            req = json.loads(msg)
+            sys.stdout.flush(); sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    sock.close(); os.close(r_wake); os.close(w_wake)
+                    libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: C1 dies with the worker
+                    c1(req, fds)
+                except BaseException as e:
+                    try:
+                        os.write(fds[1], ("[sandbox-init] %s\n" % e).encode())
+                    except Exception:
+                        pass
+                    os._exit(125)
+            for fd in fds:
+                os.close(fd)
+            children[pid] = req["id"]
+            sock.send(json.dumps({"id": req["id"], "pid": pid}).encode())
+        else:
+            try:
+                os.read(r_wake, 4096)
+            except OSError:
+                pass
+            while True:
+                try:
+                    pid, st = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                rid = children.pop(pid, None)
+                if rid is not None:
+                    sock.send(json.dumps({"id": rid, "status": os.waitstatus_to_exitcode(st)}).encode())
+"""
+#: modules the warm worker imports once (import errors are ignored)
+WARM_PRELOAD = ("numpy", "PIL.Image", "PIL.ImageDraw", "PIL.ImageFilter", "PIL.ImageOps", "cv2", "scipy.ndimage",
+                "scipy.signal", "scipy.optimize", "scipy.spatial", "skimage", "skimage.measure", "skimage.morphology",
+                "skimage.color", "skimage.transform", "skimage.filters", "skimage.feature", "skimage.segmentation",
+                "skimage.registration", "skimage.draw", "skimage.util", "skimage.exposure", "skimage.io")
+#: ``LMMS_PLUGINS_SANDBOX_WARM=1`` makes run_python use the warm worker where it can
+WARM_ENV = "LMMS_PLUGINS_SANDBOX_WARM"
+
+
 #: exit status of the namespace init when it could not set the sandbox up
 _INIT_FAILED = 125
 
@@ -570,15 +734,17 @@ def _kill_all(proc: subprocess.Popen, uid: int | None, tree: list[int], use_ns: 
     Its descendants (with namespaces: the namespace's init among them, whose death makes the
     kernel kill every process in its PID namespace), its process group, the descendants seen
     while it ran, and every process of its own uid (until none is left)."""
-    for pid in _descendants(proc.pid) + tree:
+    warm = isinstance(proc, _WarmProc)
+    for pid in _descendants(proc.pid) + tree + ([proc.pid] if warm and proc.poll() is None else []):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
+    if not warm:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -627,10 +793,169 @@ def _last_line(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# the warm worker, evaluator side
+
+
+class _WarmProc:
+    """The Popen-like handle of one warm execution (its C1 process in the worker)."""
+
+    def __init__(self):
+        self.pid: int | None = None
+        self.returncode: int | None = None
+        self.started = threading.Event()
+        self.done = threading.Event()
+        self.wake_r, self.wake_w = os.pipe()  # readable once the worker reported the exit status
+        self.stdin = self.stdout = self.stderr = None
+
+    def _finish(self, code: int) -> None:
+        self.returncode = code
+        self.done.set()
+        self.started.set()
+        try:
+            os.write(self.wake_w, b"x")
+        except OSError:
+            pass
+
+    def poll(self):
+        return self.returncode
+
+    def wait(self, timeout=None):
+        if not self.done.wait(timeout):
+            raise subprocess.TimeoutExpired("warm execution", timeout)
+        return self.returncode
+
+    def close(self) -> None:
+        for fd in (self.wake_r, self.wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class _Zygote:
+    def __init__(self, caps: dict):
+        import json
+        import socket
+
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.waiting: dict[int, _WarmProc] = {}
+        self.next_id = 0
+        self.dead = False
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = _env("/", "/tmp/.cache")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _ZYGOTE, str(theirs.fileno()), ",".join(WARM_PRELOAD),
+                 *caps["site_paths"]], pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        finally:
+            theirs.close()
+        self.sock = ours
+        ours.settimeout(300)
+        hello = ours.recv(1 << 16)
+        ours.settimeout(None)
+        if not hello or "ready" not in json.loads(hello):
+            raise OSError("the warm worker did not start")
+        self.preloaded = json.loads(hello)["ready"]
+        threading.Thread(target=self._dispatch, name="lmms-sandbox-warm", daemon=True).start()
+
+    def _dispatch(self) -> None:
+        import json
+
+        while True:
+            try:
+                msg = self.sock.recv(1 << 16)
+            except OSError:
+                msg = b""
+            if not msg:
+                with self.lock:
+                    self.dead = True
+                    waiting, self.waiting = self.waiting, {}
+                for wp in waiting.values():
+                    wp._finish(-signal.SIGKILL)
+                return
+            m = json.loads(msg)
+            with self.lock:
+                wp = self.waiting.get(m["id"])
+                if "status" in m:
+                    self.waiting.pop(m["id"], None)
+            if wp is None:
+                continue
+            if "pid" in m:
+                wp.pid = m["pid"]
+                wp.started.set()
+            if "status" in m:
+                wp._finish(int(m["status"]))
+
+    def spawn(self, req: dict, fds: list[int]) -> _WarmProc:
+        import json
+        import socket
+
+        wp = _WarmProc()
+        with self.lock:
+            if self.dead:
+                raise OSError("the warm worker is gone")
+            self.next_id += 1
+            req = {**req, "id": self.next_id}
+            self.waiting[self.next_id] = wp
+            socket.send_fds(self.sock, [json.dumps(req).encode()], fds)
+        if not wp.started.wait(60) or wp.pid is None:
+            raise OSError("the warm worker did not start the execution")
+        return wp
+
+
+_zygote: _Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def _get_zygote(caps: dict) -> _Zygote:
+    global _zygote
+    with _zygote_lock:
+        z = _zygote
+        if z is None or z.dead or z.owner != os.getpid() or z.proc.poll() is not None:
+            _zygote = z = _Zygote(caps)
+        return z
+
+
+def warm_up() -> bool:
+    """Start the warm worker now (it takes a few seconds to import the libraries) instead of at
+    the first warm execution. False where it cannot run (not root with namespaces)."""
+    caps = _effective(_probe())
+    if not (caps["backend"] == "namespaces" and caps["unique_uid"]):
+        return False
+    _get_zygote(caps)
+    return True
+
+
+def _start_warm(caps: dict, scratch: str, uid: int, limits: Limits, env: dict, rl: list) -> _WarmProc:
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    code_r, code_w = os.pipe()
+    req = {"uid": uid, "tmp_mb": int(limits.private_tmp_mb), "work": INNER_WORKDIR, "scratch": scratch,
+           "hide": caps["plan"]["hide"], "private": caps["private_dirs"], "keep": caps["plan"]["keep"],
+           "env": env, "rl": rl, "wall_s": float(limits.wall_s), "margin_s": WATCHDOG_MARGIN_S}
+    try:
+        wp = _get_zygote(caps).spawn(req, [out_w, err_w, code_r])
+    except BaseException:
+        for fd in (out_r, err_r, code_w):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (out_w, err_w, code_r):
+            os.close(fd)
+    wp.stdin = os.fdopen(code_w, "wb")
+    wp.stdout = os.fdopen(out_r, "rb")
+    wp.stderr = os.fdopen(err_r, "rb")
+    return wp
+
+
+# ---------------------------------------------------------------------------------------------
 # the one entry point
 
 
-def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits: Limits = Limits()) -> ExecResult:
+def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits: Limits = Limits(), *,
+               warm: bool | None = None) -> ExecResult:
     """Run ``code`` as ``__main__`` in a confined process; never raises for the code's behaviour.
 
     ``files`` maps names (relative paths, e.g. ``"image.png"``) to contents: ``bytes`` are
@@ -653,8 +978,17 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     ``max_returned_files`` / ``max_returned_mb``; the rest are named in ``skipped_files``.
     The program's text reaches the interpreter on stdin; the program itself finds stdin at its end.
     Everything it started is killed before this returns; the scratch folder is removed.
+
+    ``warm=True`` (default: ``LMMS_PLUGINS_SANDBOX_WARM=1`` in the environment) runs it in a fork
+    of a worker that has already imported numpy, Pillow, OpenCV, SciPy and scikit-image
+    (:data:`WARM_PRELOAD`), with the same confinement, where the machine has namespaces and the
+    evaluator is root; elsewhere, or if the worker cannot start, the normal path is used. There
+    ``memory_mb`` is counted on top of what the warm interpreter already maps, and the program
+    finds those modules already imported.
     """
     t0 = time.monotonic()
+    if warm is None:
+        warm = os.environ.get(WARM_ENV, "").strip().lower() in ("1", "true", "yes")
     caps = _effective(_probe())
     use_ns = caps["backend"] == "namespaces"
     uid = _take_uid() if caps["unique_uid"] else None
@@ -699,7 +1033,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
             return fail(f"could not prepare the scratch folder: {type(e).__name__}: {e}")
 
         try:
-            return _execute(code, scratch, inputs, limits, caps, uid, t0)
+            return _execute(code, scratch, inputs, limits, caps, uid, t0, warm)
         except Exception as e:  # a bug or an odd machine: still a result, never an exception
             return fail(f"the sandbox failed: {type(e).__name__}: {e}")
     finally:
@@ -709,7 +1043,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
             _remove(run_dir)
 
 
-def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> ExecResult:
+def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: bool = False) -> ExecResult:
     use_ns = caps["backend"] == "namespaces"
     nproc = int(limits.max_processes)
     if uid is None:
@@ -735,8 +1069,16 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
         argv = watchdog + py
         if uid is not None:
             popen_kw = {"user": uid, "group": uid, "extra_groups": []}
+    proc = None
+    if warm and use_ns and uid is not None:
+        try:
+            proc = _start_warm(caps, scratch, uid, limits, _env(home, cache), rl)
+        except OSError as e:
+            logging.getLogger("lmms_plugins").warning("[lmms_plugins] sandbox: warm worker unavailable (%s); "
+                                                      "starting a new interpreter", e)
     try:
-        proc = subprocess.Popen(argv, cwd=scratch, env=_env(home, cache), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        if proc is None:
+            proc = subprocess.Popen(argv, cwd=scratch, env=_env(home, cache), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, close_fds=True, **popen_kw)
     except (OSError, ValueError, subprocess.SubprocessError) as e:
         return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0,
@@ -769,7 +1111,7 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ)
     try:
-        pidfd = os.pidfd_open(proc.pid)
+        pidfd = proc.wake_r if isinstance(proc, _WarmProc) else os.pidfd_open(proc.pid)
         sel.register(pidfd, selectors.EVENT_READ)
     except (AttributeError, OSError):
         pidfd = None
@@ -828,7 +1170,9 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0) -> Exec
             _kill_all(proc, uid, tree, use_ns)
         proc.wait()
         sel.close()
-        if pidfd is not None:
+        if isinstance(proc, _WarmProc):
+            proc.close()
+        elif pidfd is not None:
             os.close(pidfd)
         proc.stdout.close()
         proc.stderr.close()

@@ -26,9 +26,13 @@ CAPS = sandbox.capabilities()
 needs_ns = pytest.mark.skipif(not CAPS["network_namespace"], reason=f"no namespaces here: {CAPS['why_not_namespaces']}")
 needs_uid = pytest.mark.skipif(not CAPS["unique_uid"], reason="not root: executions share the evaluator's uid")
 SHORT = Limits(wall_s=3.0, cpu_s=10.0)
-# every machine runs the plain backend's tests; a machine with namespaces runs both
-BACKENDS = ["namespaces", "plain"] if CAPS["backend"] == "namespaces" else ["plain"]
+# every machine runs the plain backend's tests; a machine with namespaces runs both, and as
+# root also the warm worker (a fork of a pre-imported interpreter, same confinement)
+BACKENDS = ["plain"]
+if CAPS["backend"] == "namespaces":
+    BACKENDS = ["namespaces", "plain"] + (["warm"] if CAPS["unique_uid"] else [])
 both = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+ns_kinds = pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "plain"] or ["plain"], indirect=True)
 
 
 @pytest.fixture
@@ -37,8 +41,13 @@ def backend(request, monkeypatch):
         monkeypatch.setenv(sandbox.BACKEND_ENV, "plain")
     else:
         monkeypatch.delenv(sandbox.BACKEND_ENV, raising=False)
+    if request.param == "warm":
+        monkeypatch.setenv(sandbox.WARM_ENV, "1")
+        assert sandbox.warm_up()
+    else:
+        monkeypatch.delenv(sandbox.WARM_ENV, raising=False)
     caps = sandbox.capabilities()
-    assert caps["backend"] == request.param
+    assert caps["backend"] == ("namespaces" if request.param == "warm" else request.param)
     return caps
 
 
@@ -169,14 +178,15 @@ def test_closed_stdout_and_never_exits_times_out(backend):
     assert r.status == "timeout" and r.stdout == "bye\n"
 
 
-def test_fork_bomb_is_contained():
+@ns_kinds
+def test_fork_bomb_is_contained(backend):
     code = (
         "import os\nprint('UID=%d' % os.getuid(), flush=True)\n"
         "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
     r = run_python(code, {}, Limits(wall_s=2, max_processes=32))
     assert r.status == "timeout", r
-    if CAPS["unique_uid"]:
+    if backend["unique_uid"]:
         assert _procs_of_uid(_uid_from(r.stdout)) == []  # every forked process is gone
     assert os.fork is not None  # the evaluator is still here and can run the next test
 
@@ -252,7 +262,8 @@ def test_stdin_is_closed(backend):
 
 
 @needs_ns
-def test_writing_outside_the_scratch_folder_does_not_reach_the_host(tmp_path):
+@ns_kinds
+def test_writing_outside_the_scratch_folder_does_not_reach_the_host(tmp_path, backend):
     marker = f"/tmp/lmms_sandbox_escape_{uuid.uuid4().hex}"
     target_dir = tmp_path / "host_dir"
     target_dir.mkdir()
@@ -283,7 +294,8 @@ def test_code_never_runs_as_root():
 
 
 @needs_ns
-def test_tcp_to_a_loopback_listener_gets_nowhere():
+@ns_kinds
+def test_tcp_to_a_loopback_listener_gets_nowhere(backend):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(5)
@@ -318,7 +330,8 @@ def test_tcp_to_a_loopback_listener_gets_nowhere():
     assert got == []  # the listener never saw a connection
 
 
-def test_killing_the_parent_leaves_the_evaluator_alive():
+@ns_kinds
+def test_killing_the_parent_leaves_the_evaluator_alive(backend):
     me = os.getpid()
     code = (
         "import os, signal\n"
@@ -328,7 +341,7 @@ def test_killing_the_parent_leaves_the_evaluator_alive():
         "print('still here')\n"
     )
     r = run_python(code, {}, SHORT)
-    if not CAPS["unique_uid"] and not CAPS["pid_namespace"]:
+    if not backend["unique_uid"] and not backend["pid_namespace"]:
         pytest.skip("same uid and no PID namespace: the code could signal the evaluator (documented)")
     assert r.status == "ok" and "still here" in r.stdout, r
     os.kill(me, 0)  # this process is alive
@@ -351,8 +364,9 @@ def _escape_code(main_waits: bool) -> str:
 
 
 @needs_uid
+@ns_kinds
 @pytest.mark.parametrize("main_waits", [True, False], ids=["killed_at_timeout", "killed_when_main_exits"])
-def test_setsid_escape_is_killed(main_waits):
+def test_setsid_escape_is_killed(main_waits, backend):
     r = run_python(_escape_code(main_waits), {}, Limits(wall_s=1.5))
     assert r.status == ("timeout" if main_waits else "ok"), r
     uid = _uid_from(r.stdout)
@@ -375,6 +389,7 @@ def test_an_evaluator_killed_mid_run_leaves_nothing_behind(tmp_path):
         "import os, sys, tempfile, threading, time\n"
         "from lmms_plugins.utils import sandbox\n"
         f"tempfile.tempdir = {str(tmp_path)!r}  # the dead evaluator's scratch folder stays here, not in /tmp\n"
+        "if os.environ.get(sandbox.WARM_ENV): sandbox.warm_up()\n"
         "t = threading.Thread(target=sandbox.run_python, args=('import time\\ntime.sleep(600)', {}, sandbox.Limits(wall_s=1)))\n"
         "t.start()\n"
         "for _ in range(100):\n"
