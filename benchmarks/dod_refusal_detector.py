@@ -3,7 +3,8 @@
     python benchmarks/dod_refusal_detector.py [--split frozen|tuning|all] [--errors] [--fit]
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
-  tuned or trained on. ``tuning``: the material the rules were tuned and the classifier trained on
+  tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
+  the detector's probes and measured once. ``tuning``: the material the rules were tuned and the classifier trained on
   (its figures are optimistic by construction; the cross-validated ones come with ``--fit``).
 * Prints accuracy / precision / recall (positive = "concludes the request is infeasible") for the
   rules alone, the classifier alone and the combination, then per language, category and style,
@@ -34,6 +35,7 @@ from lmms_plugins.tasks.dod.refusal_rules import official_abstain, rule_refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "tests" / "dod" / "data" / "refusal_frozen.jsonl"
+FROZEN2 = ROOT / "tests" / "dod" / "data" / "refusal_frozen2.jsonl"  # written later, after the probes
 JUDGE_AGREEMENT = 0.985  # the paper's refusal-judge agreement with the human majority
 
 
@@ -57,6 +59,8 @@ def load(split: str) -> list[dict]:
     rows = []
     if split in ("frozen", "all"):
         rows += C.load_rows([FROZEN])
+    if split in ("frozen2", "all"):
+        rows += C.load_rows([FROZEN2])
     if split in ("tuning", "all"):
         rows += C.load_rows()
     for r in rows:
@@ -175,7 +179,7 @@ def scaling() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("frozen", "tuning", "all"), default="frozen")
+    ap.add_argument("--split", choices=("frozen", "frozen2", "tuning", "all"), default="frozen")
     ap.add_argument("--errors", action="store_true", help="print misclassified responses (not for the frozen split)")
     ap.add_argument("--fit", action="store_true", help="cross-validate on the tuning material and search the weights")
     ap.add_argument("--scaling", action="store_true", help="time and peak memory against input size")
@@ -211,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         d = detect_refusal(r["text"])
         bad_evidence += bool(d.refused and d.evidence not in r["text"])
     print(f"evidence not an exact substring (first 400): {bad_evidence}")
-    if args.errors and args.split != "frozen":
+    if args.errors and args.split not in ("frozen", "frozen2", "all"):
         for it, (y, p) in zip(items, combined):
             if y != p:
                 r = it["row"]

@@ -14,6 +14,7 @@ from lmms_plugins.tasks.dod.refusal_classifier import TUNING_FILES, load_rows
 from lmms_plugins.tasks.dod.refusal_rules import NOT_REFUSED, REFUSED, UNCERTAIN, detect_refusal, official_abstain
 
 FROZEN = Path(__file__).parent / "data" / "refusal_frozen.jsonl"
+FROZEN2 = Path(__file__).parent / "data" / "refusal_frozen2.jsonl"
 
 
 def refused(text: str) -> bool:
@@ -211,7 +212,7 @@ def test_labelled_material_covers_categories_languages_and_styles():
     tuning = load_rows(TUNING_FILES)
     frozen = load_rows([FROZEN])
     assert len(tuning) + len(frozen) >= 1200 and len(frozen) >= 300
-    assert not {r["text"] for r in frozen} & {r["text"] for r in tuning}  # no frozen item in training
+    assert not {r["text"] for r in frozen + load_rows([FROZEN2])} & {r["text"] for r in tuning}  # no frozen item in training
     cats = Counter(r["category"] for r in frozen)
     assert len(cats) == 7 and min(cats.values()) >= 30
     langs = Counter(r["lang"] for r in frozen)
@@ -225,3 +226,11 @@ def test_frozen_split_accuracy_floor():
     rows = [json.loads(x) for x in FROZEN.read_text(encoding="utf-8").splitlines() if x.strip()]
     correct = sum(detect_refusal(r["text"]).refused == r["label"] for r in rows)
     assert correct / len(rows) >= 0.95
+
+
+def test_second_frozen_split_accuracy_floor():
+    """Written after the probes and measured once (0.933, README); a floor against regressions."""
+    rows = [json.loads(x) for x in FROZEN2.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert len(rows) >= 90
+    correct = sum(detect_refusal(r["text"]).refused == r["label"] for r in rows)
+    assert correct / len(rows) >= 0.92
