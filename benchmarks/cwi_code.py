@@ -138,7 +138,7 @@ def _loopback_server(latency_s: float):
         def log_message(self, *a):
             pass
 
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             text = "\n".join(p.get("text", "") for m in body.get("messages", []) for p in
                               (m["content"] if isinstance(m.get("content"), list) else [{"text": m.get("content") or ""}])
@@ -180,7 +180,6 @@ def _requests(task: str, docs: list[dict], kwargs: dict):
     import functools
 
     from lmms_eval.api.instance import Instance
-
     from lmms_plugins.tasks.cwi import code_hooks
 
     gen = {"until": [], "max_new_tokens": 64, "temperature": 0, "max_agentic_steps": 64}
@@ -197,9 +196,9 @@ def _requests(task: str, docs: list[dict], kwargs: dict):
 def part_b(args) -> dict:
     import lmms_eval.evaluator as ev
     from lmms_eval.models.chat.openai import OpenAICompatible
+    from lmms_plugins.tasks.cwi.code_hooks import read_response
 
     from lmms_plugins.agentic_rounds import run_batched
-    from lmms_plugins.tasks.cwi.code_hooks import read_response
 
     n, latency, conc = args.items, 0.5, 8
     server = _loopback_server(latency)
@@ -248,16 +247,16 @@ def part_b(args) -> dict:
 def part_c(args) -> dict:
     import lmms_eval.evaluator as ev
     from datasets import load_dataset
-
-    from lmms_plugins.agentic_rounds import run_batched
-    from lmms_plugins.models.cwi_coder import CwiCoder
-    from lmms_plugins.models.cwi_solver import answer_doc
     from lmms_plugins.tasks.cwi import code_hooks
     from lmms_plugins.tasks.cwi.catalog import TASKS
     from lmms_plugins.tasks.cwi.generate import main as make_data
     from lmms_plugins.tasks.cwi.hooks import doc_to_visual
     from lmms_plugins.tasks.cwi.rules import score
     from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+
+    from lmms_plugins.agentic_rounds import run_batched
+    from lmms_plugins.models.cwi_coder import CwiCoder
+    from lmms_plugins.models.cwi_solver import answer_doc
 
     kwargs = dict(code_hooks.DEFAULTS)
     per_task, rows, differ = {}, [], []
@@ -279,14 +278,18 @@ def part_c(args) -> dict:
         loop_s = time.perf_counter() - t
         for (task, doc), resp in zip(meta, responses):
             rule = rule_for_task(task)
-            loop = code_hooks.process_results(doc, [resp], rule=rule)["accuracy"]["value"]
+            scored = code_hooks.process_results(doc, [resp], rule=rule)
+            loop = scored["accuracy"]["value"]
             direct = score(rule, answer_doc(task, doc, doc_to_visual(doc), doc["prompt"])[0], doc["answer"]).value
-            per_task.setdefault(task, []).append((loop, direct))
+            per_task.setdefault(task, []).append((loop, direct, scored["rounds_used"]["value"], scored["executions"]["value"],
+                                                  scored["execution_errors"]["value"]))
             if loop != direct:
                 differ.append({"task": task, "id": doc["id"], "loop": loop, "direct": direct})
     for task, pairs in per_task.items():
-        rows.append({"task": task, "n": len(pairs), "loop": sum(p[0] for p in pairs) / len(pairs),
-                     "direct": sum(p[1] for p in pairs) / len(pairs)})
+        k = len(pairs)
+        rows.append({"task": task, "n": k, "loop": sum(p[0] for p in pairs) / k, "direct": sum(p[1] for p in pairs) / k,
+                     "rounds": sum(p[2] for p in pairs) / k, "executions": sum(p[3] for p in pairs) / k,
+                     "execution_errors": sum(p[4] for p in pairs) / k})
     n = sum(r["n"] for r in rows)
     out = {"per_task": rows, "items": n, "seed": args.seed, "loop_s": round(loop_s, 1), "differ": differ,
            "loop_accuracy": sum(r["loop"] * r["n"] for r in rows) / n,
@@ -294,7 +297,8 @@ def part_c(args) -> dict:
     print(f"(c) cwi_coder through the loop vs the direct solvers: {n} items ({args.per_task} per task, seed {args.seed}), "
           f"loop {out['loop_s']} s")
     for r in rows:
-        print(f"    {r['task']:22s} n={r['n']:3d}  loop {100 * r['loop']:6.1f} %   direct {100 * r['direct']:6.1f} %")
+        print(f"    {r['task']:22s} n={r['n']:3d}  loop {100 * r['loop']:6.1f} %   direct {100 * r['direct']:6.1f} %   "
+              f"rounds {r['rounds']:.2f}  executions {r['executions']:.2f}  errors {r['execution_errors']:.2f}")
     print(f"    overall: loop {100 * out['loop_accuracy']:.2f} %   direct {100 * out['direct_accuracy']:.2f} %   "
           f"items that differ: {len(differ)}")
     return out

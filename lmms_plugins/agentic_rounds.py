@@ -31,9 +31,10 @@ import inspect
 import json
 import os
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 MARK = "lmms_plugins_batched_rounds"
 SEQUENTIAL_ENV = "LMMS_PLUGINS_SEQUENTIAL_ROUNDS"

@@ -26,9 +26,8 @@ import functools
 import importlib.util
 import re
 
-from loguru import logger
-
 from lmms_eval.api.model import lmms
+from loguru import logger
 
 from lmms_plugins.models import OnCPU
 
@@ -62,7 +61,7 @@ def _imports(name: str, source: str) -> set[str]:
     return {m for m in found if m.startswith("lmms_plugins.")}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bundle(task: str) -> dict[str, str]:
     """Module name -> source of the solver of ``task`` and every package module it reaches."""
     todo, out = [f"{SOLVER_PACKAGE}.{task}"], {}

@@ -15,8 +15,9 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any, Mapping
+from typing import Any
 
 from lmms_plugins.utils import status
 
@@ -28,7 +29,6 @@ from .code_rounds import (
     END_NO_ACTION,
     IMAGE_FILES,
     LIBRARIES,
-    Execution,
     LoopState,
     execution_from_result,
     extract_code,

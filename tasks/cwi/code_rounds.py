@@ -14,8 +14,9 @@ from __future__ import annotations
 import base64
 import io
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .answer_parse import find_span
 
@@ -102,7 +103,7 @@ class LoopState:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "LoopState":
+    def from_dict(cls, d: Mapping) -> LoopState:
         return cls(
             prompt=str(d.get("prompt", "")),
             max_rounds=int(d.get("max_rounds", 8)),

@@ -26,7 +26,7 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from judge_server import FakeJudgeServer, image_urls, message_text  # noqa: E402
+from judge_server import FakeJudgeServer, image_urls, message_text
 from lmms_plugins.tasks.cwi.catalog import TASKS
 from lmms_plugins.tasks.cwi.generate import main as make_data
 

@@ -7,10 +7,14 @@ import io
 import json
 
 import pytest
-from PIL import Image
-
 from lmms_plugins.tasks.cwi import code_hooks
-from lmms_plugins.tasks.cwi.code_rounds import cut, extract_code, generation_failed, has_answer
+from lmms_plugins.tasks.cwi.code_rounds import (
+    cut,
+    extract_code,
+    generation_failed,
+    has_answer,
+)
+from PIL import Image
 
 RULE = {"kind": "int"}
 
