@@ -14,7 +14,8 @@ client. The answer is the package's unified output ``{"text": ..., "images": [pa
   string ``message`` at the top level or in a ``data`` item) is the answer's text; a request the
   service's safety system refuses (HTTP 400 with a moderation / content-policy code) is a text-only
   answer too: it is the service's decision, not a broken request;
-* a request that still fails after its retries answers lmms-eval's own failure marker,
+* a request that still fails after its retries, or a reply with neither image nor text, answers
+  lmms-eval's own failure marker,
   ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``, so it can never pass for a decision of
   the model.
 
@@ -252,10 +253,9 @@ class OpenAIImageEdit(OnCPU, lmms):
                     continue
                 paths.append(self._save(data, task, doc_id, i))
             text = reply_text(payload)
-            out = {"text": text, "images": paths}
-            if not paths and not text:
-                out["error"] = f"the reply holds neither an image nor text: {json.dumps(payload)[:200]}"
-            return json.dumps(out, ensure_ascii=False)
+            if not paths and not text:  # the service answered nothing: the model side failed
+                raise RequestFailed(f"the reply holds neither an image nor text: {json.dumps(payload)[:200]}", 0)
+            return json.dumps({"text": text, "images": paths}, ensure_ascii=False)
         except RequestFailed as exc:
             return f"{FAILURE_PREFIX} after {exc.retries} retries] {str(exc)[:300]}"
         except Exception as exc:  # noqa: BLE001 - one bad sample must not end the run

@@ -114,6 +114,9 @@ def test_failure_after_retries_is_lmms_evals_failure_marker(tmp_path):
         assert server.calls == 3  # one try and two retries
     assert answer.startswith(f"{FAILED}2 retries] HTTP 500: model crashed")
     assert model.waits == [0.1, 0.2]
+    from lmms_plugins.utils.generation_failure import detect
+
+    assert detect(answer).kind == "marker"  # the benchmarks record it as generation_failed, not as an answer
 
 
 def test_client_errors_are_not_retried(tmp_path):
@@ -158,7 +161,8 @@ def test_text_refusal_safety_refusal_url_image_and_empty_reply(tmp_path):
     with FakeImagesServer(handler) as server:
         model = make_model(server, tmp_path)
         prompts = ["refuse this", "unsafe edit", "url please", "both please", "nothing"]
-        answers = [parse_model_output(a) for a in model.generate_until(requests_for(model, prompts))]
+        raw = model.generate_until(requests_for(model, prompts))
+        answers = [parse_model_output(a) for a in raw]
         assert server.calls == 5  # the safety refusal is the service's answer: not retried
     refusal, unsafe, url, both, empty = answers
     assert refusal.text == "I cannot make this edit: the square cannot both move and stay." and not refusal.images
@@ -166,8 +170,11 @@ def test_text_refusal_safety_refusal_url_image_and_empty_reply(tmp_path):
     assert url.image.endswith("000002.png")
     assert Image.open(url.image).size == (16, 24)  # the rotated 24x16 input, downloaded from the URL
     assert both.text == "partly done" and both.image.endswith("000003.jpg")
-    assert not empty.images and empty.text == ""
-    assert any("neither an image nor text" in p for p in empty.problems)
+    assert not empty.images and empty.text.startswith(f"{FAILED}0 retries] the reply holds neither an image nor text")
+    # refusals (the model's or the service's) are answers; a reply with nothing in it is a failed generation
+    from lmms_plugins.utils.generation_failure import detect
+
+    assert [detect(a) is None for a in raw] == [True, True, True, True, False]
 
 
 def test_several_input_images_are_sent_in_the_tasks_order(tmp_path):
