@@ -223,6 +223,9 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 
 _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("ml_no_solution", re.compile(
+        r"불가능|(?:경로|길|방법|해결책|해답|해|방안|배치|루트)(?:가|이|는|은|도)\s*(?:존재하지\s*않|없)|(?:도달|실행|수행|완성|달성|편집|적용)(?:할|될)\s*수\s*(?:가\s*)?없|"
+        r"(?:서로\s*)?모순(?:됩니다|된다|되어|입니다|이다)|풀\s*수\s*없", re.I), "ml"),
+    ("ml_no_solution", re.compile(
         r"无解|没有(?:任何|可行的|有效的|合法的|合理的|满足[^，。]{0,12}的)?(?:解|办法|方案|路径|路线|通路|解法|可能|答案|方法)|"
         r"不存在(?:任何)?(?:[^，。]{0,14})?(?:解|方案|路径|路线|通路|办法|摆放|排列|方式|编辑|结果|姿势)|"
         r"(?:无法|不能|没法|没办法|不可能)(?:被)?(?:完成|实现|执行|到达|抵达|满足|做到|解决|走通|达成|应用|编辑|绘制|画出)|"
@@ -236,20 +239,21 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée])s?\b|"
         r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue)|"
         r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
-        r"\bpas\s+de\s+solution\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
+        r"\bpas\s+de\s+solution\b|\b(?:n'est|ne\s+sont|n'était)\s+pas\s+(?:r[ée]alisable|faisable|possible|soluble|atteignable|r[ée]solvable)\b|"
+        r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:imposible|inviable|irrealizable|irresoluble|insoluble|inalcanzable|inaccesible|incompatibles?|contradictori[oa]s?)\b|"
         r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo)\b|"
         r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida)|"
         r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
-        r"\bse\s+(?:contradicen|excluyen)\b", re.I), "ml"),
+        r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|widerspr[üu]chlich)\b|"
         r"\bnicht\s+(?:l[öo]sbar|machbar|m[öo]glich|umsetzbar|erreichbar|durchf[üu]hrbar|erf[üu]llbar|realisierbar)\b|"
         r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang)(?:en)?\b|"
         r"\bl[äa]sst\s+sich\s+(?:\w+\s+)?nicht\s+(?:umsetzen|l[öo]sen|erreichen|erf[üu]llen|durchf[üu]hren|realisieren|anwenden)|"
         r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
-        r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b", re.I), "ml"),
+        r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
         r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|"
@@ -259,7 +263,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 # conclusion, retraction, capability. Read in the clause before the match.
 _ML_BLOCK_BEFORE = re.compile(
     r"如果|假如|假设|若是|要是|也许|或许|(?<!不)可能(?!性)|似乎|好像|看起来|是否|不一定|并非|并不是|不是|一开始|起初|以为|"
-    r"也就|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|かどうか|最初は|と思った|"
+    r"也就|만약|아마|일지도|것\s*같|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|かどうか|最初は|と思った|"
     r"\b(?:si|il\s+se\s+peut|se\s+peut|soit|peut-[êe]tre|semble|semblait|sembler|pas\s+s[ûu]r|n'est\s+pas|ce\s+n'est\s+pas|il\s+est\s+possible\s+qu|"
     r"quiz[áa]s?|tal\s+vez|puede\s+que|parece|no\s+es|no\s+est[áa]|"
     r"falls|wenn|vielleicht|m[öo]glicherweise|scheint|ob|nicht\s+(?:ganz\s+)?sicher|ist\s+nicht|"
@@ -289,7 +293,7 @@ _HEDGE = re.compile(
     r"not\s+(?:sure|certain|convinced)|conceivabl[ey]|conceivably|possible\s+that|chance|risk|check|verify|determine|see\s+if|test|"
     r"decide|state\s+that|say\s+that|stating|says|said|asks?\s+(?:me|us|to|whether|if|for)|asked\s+(?:me|us|to|whether|if|for)|reminds?|reminder|told|tells|call|calls|called|report|declare|"
     r"answer\s+that|instructions?\s+(?:say|says|state)|prompt|at\s+first|first\s+glance|initially|thought|worried|feared|fear|"
-    r"hypothetically|imagine|pretend|claim|claims|someone|question\s+is|until|before|almost|nearly|hard\s+to\s+say|"
+    r"hypothetically|imagine|pretend|claim|claims|someone|(?:going|about|tempted|ready)\s+to\s+(?:say|conclude|write|declare)|would\s+have\s+said|i'd\s+(?:say|have\s+said)|question\s+is|until|before|almost|nearly|hard\s+to\s+say|"
     r"i\s+guess|guess|doubt|unless)\b",
     re.I)
 # Right before a match: a negation of it ("not impossible", "never said it was unsolvable").
@@ -329,6 +333,7 @@ _CAPABILITY = re.compile(
     r"unavailable|not\s+supported|text-only|text\s+only|only\s+(?:describe|output|return|produce|write)\s+text|as\s+a\s+(?:text|language)\s+model|motion\s+blur)\b",
     re.I)
 _CAPABILITY_ML = re.compile(
+    r"(?:이미지|그림|사진)(?:를|을)?\s*(?:생성|출력|만들)(?:할\s*수\s*없|하지\s*못)|"
     r"(?:无法|不能|没法|没办法)(?:直接|在这里|在此)?(?:生成|输出|产生|画出?)(?:图片|图像)|画像を(?:生成|出力)(?:でき|する(?:こと)?ができ)(?:ない|ません)|"
     r"ne\s+(?:peux|puis|pouvons|peut)\s+pas\s+(?:g[ée]n[ée]rer|produire|cr[ée]er|dessiner)\s+(?:des\s+|d'|les\s+)?images?|"
     r"no\s+(?:puedo|podemos)\s+(?:generar|crear|producir|dibujar)\s+im[áa]genes|(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}keine\s+Bilder|"
@@ -350,7 +355,7 @@ _PROPERTY_AFTER = re.compile(
     r"acceptable\b|able\b|allowed\b|legal\b|reachable\b|found\b|open\b|there\b|consistent\b|compatible\b|satisf|correct\b|workable\b|doable\b)\w+", re.I)
 _REASON = re.compile(r"\b(?:because|since|as|given|due\s+to|for)\b|:|—|–", re.I)
 _INVERTED_CONDITIONAL = re.compile(r"^(?:should|were|had)\s+(?:the|it|this|that|there|a|an|any|we|i)\b[^,]*,", re.I)
-_HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _JSON_TRUE_VERDICT = re.compile(
     r"\"(?:feasible|feasibility|is_feasible|possible|solvable|doable|can_(?:be_)?(?:done|solved|edit|draw|complete)|achievable|reachable|"
     r"faisable|r[ée]alisable|factible|posible|machbar|l[öo]sbar|m[öo]glich|fattibile|vi[áa]vel|可行|可解|実行可能)\"\s*:\s*(false|\"(?:no|false|infeasible|impossible)\"|true|\"(?:yes|true|feasible)\")"

@@ -197,12 +197,42 @@ No path exists between the start and the end, so I will not draw one."""),
 (False, "There's no path? Let me check again... the gap at row 4 connects. Path drawn."),
 (True, "<think>Checking the constraints: the bird must be flying and perched on the branch at the same moment. Those are mutually exclusive states for one bird.</think>This request cannot be satisfied."),
 (False, "<think>The bird must be flying away from the branch. That's a simple motion change.</think>Edited: the bird is now in flight above the branch."),
+(False, "I initially believed the lake couldn't be frozen in summer per the rules, but it turns out the instruction says winter. Frozen lake drawn."),
+(False, "At first this seemed unsolvable. Turns out I had mislabelled a cell; the path exists."),
+(False, "I was going to say it's infeasible, but the rules do allow the vase to be moved first. Done."),
+(False, "Earlier I concluded there was no route; that was wrong, because (4,4) is white. Route drawn."),
+(False, "The goal looked unreachable until I noticed the opening on the east side."),
+(False, "Scratch what I said about it being impossible — the sofa fits if rotated."),
+(True, "I thought there might be a way through the east side, but it is walled too. So the goal is unreachable."),
+(False, "Seemed impossible; it isn't."),
+(True, "It isn't possible."),
+(False, "Not impossible, just tricky: the cup goes behind the plate."),
+(True, "The requirements are incompatible with each other."),
+(False, "The requirements are compatible with each other."),
+(True, "목표 지점에 도달할 수 있는 경로가 없습니다."),
+(True, "이 편집은 불가능합니다. 조건이 서로 모순됩니다."),
+(False, "조금 어렵지만 가능합니다. 편집했습니다."),
+(True, "这个要求做不到，因为杯子不能同时是满的和空的。"),
+(False, "我原以为做不到，后来发现其实可以，已经画好了。"),
+(True, "Ce n'est pas réalisable : le chat n'a pas de queue."),
+(False, "Je pensais que c'était impossible, mais en fait la porte peut s'ouvrir vers l'intérieur. C'est fait."),
+(True, "No es factible: el perro no aparece en la imagen."),
+(False, "Pensé que no se podía, pero sí se puede: basta girar la silla."),
+(True, "Das geht nicht, weil der Schrank keine Türen hat."),
+(False, "Ich dachte zuerst, das geht nicht, aber es geht doch. Fertig."),
 ]
 
 
 @pytest.mark.parametrize("label, text", REALISTIC)
 def test_realistic_responses(label, text):
     assert refused(text) is label
+
+
+def test_rules_and_classifier_disagreeing_is_uncertain():
+    # the rules see a conclusion; the classifier reads "At first I hoped …" as a retraction
+    d = detect_refusal("At first I hoped rotating the sofa would help, but it doesn't fit in any orientation, "
+                       "so the arrangement is impossible.")
+    assert d.verdict == UNCERTAIN and 0 < d.score < 0.5
 
 
 # --- the labelled material and the frozen split ------------------------------------------------------------
