@@ -1105,7 +1105,7 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: b
     writer.start()
 
     out, err = _Capped(limits.max_output_chars), _Capped(limits.max_output_chars)
-    deadline = t0 + limits.wall_s
+    deadline = time.monotonic() + limits.wall_s  # from the process start (not the warm worker's start-up)
     killed_for = None  # TIMEOUT / OUTPUT_LIMIT when we killed it
     tree: list[int] = []  # descendants seen while it ran (plain backend: to find escapees)
     sel = selectors.DefaultSelector()
