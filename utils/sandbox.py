@@ -73,7 +73,7 @@ ALWAYS_HIDDEN = ("/run",)
 #: ``LMMS_PLUGINS_SANDBOX=plain`` turns the namespaces off (for a machine where they misbehave)
 BACKEND_ENV = "LMMS_PLUGINS_SANDBOX"
 #: the watchdog kills an execution this long after its wall-clock limit (if the evaluator did not)
-WATCHDOG_MARGIN_S = 5.0
+WATCHDOG_MARGIN_S = 3.0
 
 
 @dataclass(frozen=True)
