@@ -82,7 +82,7 @@ class Limits:
 
     wall_s: float = 30.0  # wall clock, whole execution
     cpu_s: float = 30.0  # RLIMIT_CPU of each process
-    memory_mb: int = 2048  # RLIMIT_AS of each process
+    memory_mb: int = 2048  # RLIMIT_AS of each process (warm: on top of what the warm interpreter maps)
     file_size_mb: int = 64  # RLIMIT_FSIZE: largest file it may write
     max_processes: int = 64  # RLIMIT_NPROC (processes + threads of the execution's uid)
     max_open_files: int = 256  # RLIMIT_NOFILE
@@ -542,11 +542,13 @@ def capabilities() -> dict:
     needs root, and without namespaces an interpreter that such a uid can reach),
     ``rlimits``, ``bubblewrap`` (path or None; not used: the mount namespace does its job),
     ``python``, ``why_not_namespaces``, ``watchdog`` (coreutils ``timeout`` found: an execution
-    is killed even if the evaluator dies).
+    is killed even if the evaluator dies), ``warm_available`` (``warm=True`` takes effect here).
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
     turns the namespaces off (read at every call).
     """
-    return {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid", "site_paths")}
+    caps = {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid", "site_paths")}
+    caps["warm_available"] = caps["backend"] == "namespaces" and caps["unique_uid"]
+    return caps
 
 
 # ---------------------------------------------------------------------------------------------
