@@ -29,7 +29,7 @@ COVER_MIN = 0.04
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
-LOCAL_PITCH = 40  # px per cell where endpoint contact is measured
+LOCAL_PITCH = 40  # px per cell where endpoint contact is measured (native when within 20-80 px)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
 
 
@@ -164,13 +164,13 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
                      geometry: mg.MazeGeometry, path_color=mg.DEFAULT_PATH_RGB) -> EndpointContact:
     """Does the line drawn in a covered neighbour of ``end`` run into (or touch) ``end``?
 
-    ``box`` is the grid in ``img``'s pixels.  Measured on the 3 x 3 cells around ``end``,
-    resampled to ``LOCAL_PITCH``: the mask of path-or-endpoint colour, dilated to bridge gaps of
-    ``BRIDGE`` x pitch, must join the line's pixels in the neighbour's central part to the
-    endpoint's central part."""
+    ``box`` is the grid in ``img``'s pixels.  Measured on the cells spanned by ``end`` and its
+    covered neighbours (resampled to ``LOCAL_PITCH`` when the pitch is outside 0.5-2 x that):
+    the mask of path-or-endpoint colour, dilated to bridge gaps of ``BRIDGE`` x pitch, must join
+    the line's pixels in a neighbour's central part to the endpoint's central part."""
+    import cv2
     import numpy as np
     from PIL import Image
-    from scipy import ndimage
 
     r, c = end
     nbs = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
@@ -178,28 +178,34 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
            and not geometry.grid[nb[0]][nb[1]]]
     if not nbs:
         return EndpointContact(False)
+    r0, r1 = min(q[0] for q in nbs + [end]), max(q[0] for q in nbs + [end])
+    c0, c1 = min(q[1] for q in nbs + [end]), max(q[1] for q in nbs + [end])
+    rows, cols = r1 - r0 + 1, c1 - c0 + 1
     px, py = box.pitch_x, box.pitch_y
-    left, top = box.x0 + (c - 1) * px, box.y0 + (r - 1) * py
-    crop = img.crop((round(left), round(top), round(left + 3 * px), round(top + 3 * py)))
-    size = (3 * LOCAL_PITCH, 3 * LOCAL_PITCH)
+    left, top = box.x0 + c0 * px, box.y0 + r0 * py
+    crop = img.crop((round(left), round(top), round(left + cols * px), round(top + rows * py)))
+    if LOCAL_PITCH / 2 <= min(px, py) and max(px, py) <= 2 * LOCAL_PITCH:
+        local = crop  # already a usable resolution: no resampling
+    else:
+        size = (cols * LOCAL_PITCH, rows * LOCAL_PITCH)
+        local = crop.resize(size, Image.BILINEAR if crop.width < size[0] else Image.BOX)
     # the crop box is rounded to whole pixels: map cell bands through the real scale
-    sx, sy = size[0] / max(1, crop.width), size[1] / max(1, crop.height)
+    sx, sy = local.width / max(1, crop.width), local.height / max(1, crop.height)
     ox, oy = (round(left) - left) * sx, (round(top) - top) * sy  # offset of the crop's origin
-    local = crop.resize(size, Image.BILINEAR if crop.width < size[0] else Image.BOX)
     labels = mg.classify(np.asarray(local), path_color)
     pcls = mg.path_class(path_color)
-    mask = (labels == pcls) | (labels == end_class)
-    rad = max(1, round(BRIDGE * LOCAL_PITCH / 2))
-    grown = ndimage.binary_dilation(mask, structure=np.ones((2 * rad + 1, 2 * rad + 1), bool))
-    parts, _ = ndimage.label(grown)
+    mask = ((labels == pcls) | (labels == end_class)).view(np.uint8)
+    rad = max(1, round(BRIDGE * min(px * sx, py * sy) / 2))
+    grown = cv2.dilate(mask, np.ones((2 * rad + 1, 2 * rad + 1), np.uint8))
+    _, parts = cv2.connectedComponents(grown, connectivity=8)
 
     def central(cell, inset):
-        rr, cc = cell[0] - r + 1, cell[1] - c + 1
+        rr, cc = cell[0] - r0, cell[1] - c0
         y0 = int(round((rr + inset) * py * sy - oy)), int(round((rr + 1 - inset) * py * sy - oy))
         x0 = int(round((cc + inset) * px * sx - ox)), int(round((cc + 1 - inset) * px * sx - ox))
         return slice(max(0, y0[0]), max(1, y0[1])), slice(max(0, x0[0]), max(1, x0[1]))
 
-    inside = parts[central(end, 0.3)][mask[central(end, 0.3)]]
+    inside = parts[central(end, 0.3)][mask[central(end, 0.3)] > 0]
     targets = set(np.unique(inside).tolist()) - {0}
     for nb in nbs:
         region = central(nb, mg.INSET)
