@@ -80,7 +80,7 @@ def _load_baseline(folder: str):
     return mod.score, mod.rule_from_config
 
 
-def bench_baseline(n: int, folder: str, rounds: int = 5) -> dict:
+def bench_baseline(n: int, folder: str, rounds: int = 40) -> dict:
     """This version's scorer against the one in ``folder`` on the same predictions, alternating."""
     import dataclasses
 
@@ -93,18 +93,24 @@ def bench_baseline(n: int, folder: str, rounds: int = 5) -> dict:
     times = {(v, sub): 0.0 for v in ("new", "old") for sub in ("original", "new_shapes")}
     correct = {k: 0 for k in times}
     count = {"original": 0, "new_shapes": 0}
+    ratios: dict[str, list[float]] = {"original": [], "new_shapes": []}  # per round: robust to load bursts
     chunk = max(1, n // rounds)
     for i in range(0, n, chunk):
         part = preds[i:i + chunk]
         for sub in ("original", "new_shapes"):
             subset = [p for p in part if ((p[0], p[1]) in original) == (sub == "original")]
             count[sub] += len(subset)
+            took = {}
             for label, fn, rules in (("old", old_score, old_rules), ("new", score, new_rules)):
                 t0 = time.perf_counter()
                 got = sum(fn(rules[task], text, gold).correct for task, gold, text in subset)
-                times[(label, sub)] += time.perf_counter() - t0
+                took[label] = time.perf_counter() - t0
+                times[(label, sub)] += took[label]
                 correct[(label, sub)] += got
-    return {"count": count, "times": times, "correct": correct}
+            if subset:
+                ratios[sub].append(took["new"] / took["old"])
+    return {"count": count, "times": times, "correct": correct,
+            "median_ratio": {k: sorted(v)[len(v) // 2] for k, v in ratios.items() if v}}
 
 
 def bench_scoring(n: int) -> dict:
@@ -155,7 +161,8 @@ def main(argv=None) -> int:
         for sub, what in (("original", "spellings both versions read"), ("new_shapes", "issue 14.3 shapes")):
             k, t_old, t_new = b["count"][sub], b["times"][("old", sub)], b["times"][("new", sub)]
             print(f"scoring {k} predictions ({what}), same run, alternating: baseline {k / t_old:,.0f}/s, "
-                  f"this version {k / t_new:,.0f}/s; time ratio this/baseline {t_new / t_old:.2f} "
+                  f"this version {k / t_new:,.0f}/s; time ratio this/baseline {t_new / t_old:.2f} overall, "
+                  f"{b['median_ratio'][sub]:.2f} median of {len(range(0, args.n, max(1, args.n // 40)))} rounds "
                   f"(correct: baseline {b['correct'][('old', sub)]}, this version {b['correct'][('new', sub)]})")
     s = bench_scoring(args.n)
     print(f"scoring {s['n']} predictions: parser+rule {s['score_per_s']:,.0f}/s; reading them from a samples "

@@ -163,14 +163,11 @@ def _parse(span: str) -> tuple:
     last_name: str | None = None  # the previous token was this name
     run: str | None = None  # the field whose value the previous number was (space-separated runs)
     tail: str | None = None  # the top-level field that comma-separated numbers may continue
-    prev = ""  # kind of the previous token: "num", "name", "," or other punctuation
     n_numbers = 0
 
     for m in _TOKEN.finditer(span):
         kind = m.lastgroup
         tok = m.group()
-        before = prev
-        prev = tok if kind == "punct" else kind
         frame = stack[-1]
         if kind == "num":
             n_numbers += 1
@@ -185,13 +182,15 @@ def _parse(span: str) -> tuple:
                 target[pending] = value
                 run, tail = pending, (pending if len(stack) == 1 else None)
                 pending = None
-            elif run is not None and before == "num" and run in (target := fields if frame[3] is None else frame[3]):
+            elif run is not None and run in (target := fields if frame[3] is None else frame[3]):
                 old = target[run]  # "rows: 2 0 3 1": a space-separated run is one list
                 target[run] = (old if isinstance(old, tuple) else (old,)) + (value,)
             else:
-                if last_name is not None and len(stack) == 1 and before == "name":
+                # (``run``, ``last_name`` and ``tail`` are reset by every token that ends them, so
+                # each being set says what came just before: a number, a name, a comma)
+                if last_name is not None and len(stack) == 1:
                     loose.setdefault(last_name, len(frame[1]))
-                if tail is not None and len(stack) == 1 and before == ",":
+                if tail is not None and len(stack) == 1:
                     tails.setdefault(tail, []).append(len(frame[1]))
                 else:
                     tail = None
@@ -210,15 +209,13 @@ def _parse(span: str) -> tuple:
                 pending = None
                 last_name = None
             elif low in UNIT_WORDS:
-                last_name = None
-                prev = before  # "3 px -2 px" continues like "3 -2"
+                last_name = None  # "3 px -2 px" continues like "3 -2": run and tail kept
             else:
                 last_name = low
                 run = tail = None
         else:  # punctuation
             if tok == "%":
-                percent = True
-                prev = before  # a unit: "37 %, 12" continues like "37, 12"
+                percent = True  # a unit: "37 %, 12" continues like "37, 12"
                 continue
             if tok in "=:":
                 if last_name is not None:

@@ -208,6 +208,14 @@ def _unobj(v, orders, what):
     return v
 
 
+def _unobjs(items, orders, what):
+    """``items`` with JSON objects placed by their names (most answers have none: no copy)."""
+    for v in items:
+        if type(v) is Obj:
+            return [_unobj(x, orders, what) for x in items]
+    return items
+
+
 def _flat_numbers(items) -> list:
     """Positional numbers, unwrapping one enclosing list (``[3,-2]`` reads like ``3,-2``)."""
     if len(items) == 1 and isinstance(items[0], tuple) and not isinstance(items[0], Obj):
@@ -243,9 +251,9 @@ def _as_int(v, what="value") -> int:
 def _groups(items, size: int, what: str, orders=()) -> list[tuple]:
     """A list of ``size``-tuples from nested (``[[1,2],[3,4]]``) or flat (``1,2,3,4``) input;
     JSON objects are placed by their names (``orders``)."""
-    items = [_unobj(v, orders, what) for v in items]
+    items = _unobjs(items, orders, what)
     if len(items) == 1 and isinstance(items[0], tuple) and items[0] and isinstance(items[0][0], tuple):
-        items = [_unobj(v, orders, what) for v in items[0]]  # one enclosing list around the groups
+        items = _unobjs(items[0], orders, what)  # one enclosing list around the groups
     single_flat = len(items) == 1 and isinstance(items[0], tuple) and not any(isinstance(x, tuple) for x in items[0])
     if items and not single_flat and all(isinstance(v, tuple) for v in items):
         groups = []
@@ -265,9 +273,9 @@ def _groups(items, size: int, what: str, orders=()) -> list[tuple]:
 def _nested_groups(items, orders=(), what="list") -> list[tuple] | None:
     """Items as a list of equal-length groups when they are written nested (``[[1,2],[3,4]]``,
     ``(1,2), (3,4)``, ``[[1,2]]``), else None (a single flat list is not nested)."""
-    items = [_unobj(v, orders, what) for v in items]
+    items = _unobjs(items, orders, what)
     if len(items) == 1 and isinstance(items[0], tuple) and items[0] and all(isinstance(v, tuple) for v in items[0]):
-        items = [_unobj(v, orders, what) for v in items[0]]
+        items = _unobjs(items[0], orders, what)
     elif len(items) < 2:
         return None
     if all(isinstance(v, tuple) and v and not any(isinstance(x, tuple) for x in v) for v in items) \
@@ -328,14 +336,37 @@ def _box_from(names, vals) -> tuple:
     return tuple(vals)
 
 
+def _box_obj(v):
+    """A JSON object as a box (corner or size names) or a corner (point names)."""
+    if type(v) is not Obj:
+        return v
+    box = _box_from(*_by_names(v, BOX_NAMES)) or _box_from(*_by_names(v, BOX_SIZE_NAMES))
+    if box:
+        return box
+    names, vals = _by_names(v, POINT_NAMES)
+    if names is None:
+        raise _Shape(f"boxes: object with unknown names {', '.join(v.names)}")
+    return tuple(vals)
+
+
+def _is_corner_pair(v) -> bool:
+    return isinstance(v, tuple) and len(v) == 2 and all(
+        isinstance(p, tuple) and len(p) == 2 and not any(isinstance(x, tuple) for x in p) for p in v)
+
+
+def _corners(v):
+    """``[[x1,y1],[x2,y2]]`` as one box ``(x1,y1,x2,y2)``; anything else unchanged."""
+    return v[0] + v[1] if _is_corner_pair(v) else v
+
+
 def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     box = parsed.fields and (_box_from(*_by_names(parsed.fields, BOX_NAMES))
                              or _box_from(*_by_names(parsed.fields, BOX_SIZE_NAMES)))
     if box:
         _no_extras(parsed, set(), "box")
         return (box,)
-    items = [_box_from(*_by_names(v, BOX_NAMES)) or _box_from(*_by_names(v, BOX_SIZE_NAMES)) or v
-             if isinstance(v, Obj) else v for v in _positional(parsed)]
+    items = [tuple(_corners(_box_obj(x)) for x in v) if type(v) is tuple and any(type(x) is Obj or _is_corner_pair(x) for x in v)
+             else _corners(_box_obj(v)) for v in _positional(parsed)]
     nested = _nested_groups(items, POINT_NAMES, "boxes")
     if nested is not None and len(nested[0]) == 2 and len(nested) % 2 == 0:
         # corner pairs: "(x1,y1) to (x2,y2)", [[x1,y1],[x2,y2]]
@@ -360,9 +391,10 @@ def _read_set(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
         nested = _nested_groups(items, CELL_NAMES, "cells")
         if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2:
             nested = [items[0]]  # "(0, 3)": one (row, col) cell
-            items = (items,)
         if nested is not None:
-            return ("cells", _multiset(tuple(_as_int(x, "cell") for x in g) for g in _groups(items, 2, "cells", CELL_NAMES)))
+            if len(nested[0]) != 2:
+                raise _Shape(f"cells: expected 2 numbers per item, got {len(nested[0])}")
+            return ("cells", _multiset(tuple(_as_int(x, "cell") for x in g) for g in nested))
         flat = [_as_int(v, "cell index") for v in _flat_numbers(items)]
         if like is None or like[0] == "flat":  # a gold (or a gold of flat indices): flat cell indices
             return ("flat", _multiset(flat))
@@ -437,10 +469,11 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
         return {specs[0].name: parsed.grouped}  # "1,234" / "length: 1,234 px": one number
     named = {}
     used: set = set()
-    for spec in specs:
-        v = _named_value(spec, parsed, used)
-        if v is not None:
-            named[spec.name] = v
+    if parsed.fields or parsed.loose:
+        for spec in specs:
+            v = _named_value(spec, parsed, used)
+            if v is not None:
+                named[spec.name] = v
     if not named and len(parsed.items) == 1 and isinstance(parsed.items[0], tuple) and len(parsed.items[0]) == 1 \
             and isinstance(parsed.items[0][0], Obj):  # [{"dx": 3, "dy": -2}]
         obj = parsed.items[0][0]
