@@ -859,7 +859,7 @@ class _Zygote:
         self.sock = ours
         ours.settimeout(300)
         hello = ours.recv(1 << 16)
-        ours.settimeout(None)
+        ours.settimeout(30)  # a worker that stopped reading must not block a caller forever
         if not hello or "ready" not in json.loads(hello):
             raise OSError("the warm worker did not start")
         self.preloaded = json.loads(hello)["ready"]
@@ -871,6 +871,8 @@ class _Zygote:
         while True:
             try:
                 msg = self.sock.recv(1 << 16)
+            except TimeoutError:
+                continue  # idle
             except OSError:
                 msg = b""
             if not msg:
