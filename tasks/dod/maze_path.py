@@ -31,6 +31,7 @@ NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 LOCAL_PITCH = 40  # px per cell where endpoint contact is measured (native when within 20-80 px)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
+STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
 
 
 @dataclass(frozen=True)
@@ -192,18 +193,29 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
     # the crop box is rounded to whole pixels: map cell bands through the real scale
     sx, sy = local.width / max(1, crop.width), local.height / max(1, crop.height)
     ox, oy = (round(left) - left) * sx, (round(top) - top) * sy  # offset of the crop's origin
-    labels = mg.classify(np.asarray(local), path_color)
-    pcls = mg.path_class(path_color)
-    mask = ((labels == pcls) | (labels == end_class)).view(np.uint8)
-    rad = max(1, round(BRIDGE * min(px * sx, py * sy) / 2))
-    grown = cv2.dilate(mask, np.ones((2 * rad + 1, 2 * rad + 1), np.uint8))
-    _, parts = cv2.connectedComponents(grown, connectivity=8)
 
     def central(cell, inset):
         rr, cc = cell[0] - r0, cell[1] - c0
         y0 = int(round((rr + inset) * py * sy - oy)), int(round((rr + 1 - inset) * py * sy - oy))
         x0 = int(round((cc + inset) * px * sx - ox)), int(round((cc + 1 - inset) * px * sx - ox))
         return slice(max(0, y0[0]), max(1, y0[1])), slice(max(0, x0[0]), max(1, x0[1]))
+
+    labels = mg.classify(np.asarray(local), path_color)
+    pcls = mg.path_class(path_color)
+    mask = (labels == pcls) | (labels == end_class)
+    # JPEG and resampling bleed colour a few pixels into the gap a short line leaves: only
+    # pixels with at least half the chroma of the endpoint's fill and of the line count
+    f = np.asarray(local, dtype=np.float32)
+    chroma2 = (f[..., 0] - 0.5 * (f[..., 1] + f[..., 2])) ** 2 + (0.8660254 * (f[..., 1] - f[..., 2])) ** 2
+    end_c = chroma2[central(end, 0.3)][mask[central(end, 0.3)]]
+    line_c = np.concatenate([chroma2[central(nb, mg.INSET)][labels[central(nb, mg.INSET)] == pcls] for nb in nbs])
+    if end_c.size and line_c.size:
+        floor = STRONG ** 2 * min(float(np.median(end_c)), float(np.percentile(line_c, 90)))
+        mask &= chroma2 >= floor
+    mask = mask.view(np.uint8)
+    rad = max(1, round(BRIDGE * min(px * sx, py * sy) / 2))
+    grown = cv2.dilate(mask, np.ones((2 * rad + 1, 2 * rad + 1), np.uint8))
+    _, parts = cv2.connectedComponents(grown, connectivity=8)
 
     inside = parts[central(end, 0.3)][mask[central(end, 0.3)] > 0]
     targets = set(np.unique(inside).tolist()) - {0}
