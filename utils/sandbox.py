@@ -50,10 +50,10 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Mapping
 
 OK = "ok"
 ERROR = "error"
@@ -204,7 +204,9 @@ def reap_until(pid):
             return 128 - code if code < 0 else code
 """
 
-_NS_INIT = _NS_SETUP + r"""
+_NS_INIT = (
+    _NS_SETUP
+    + r"""
 a = sys.argv
 cfg = {"uid": int(a[1]), "tmp_mb": int(a[2]), "work": a[3], "hide": a[4].split("\n") if a[4] else [],
        "private": a[5].split("\n") if a[5] else [], "keep": a[6].split("\n") if a[6] else [], "argv": a[7:]}
@@ -223,6 +225,7 @@ if pid == 0:
         os._exit(125)
 os._exit(reap_until(pid))
 """
+)
 # The warm worker (opt-in, root with namespaces only): one long-lived interpreter per evaluator
 # process that has imported the usual libraries once, and forks for every execution. The fork
 # (C1) enters new namespaces and forks their PID 1 (C2, which sets the mounts up as _NS_INIT
@@ -230,7 +233,9 @@ os._exit(reap_until(pid))
 # its stdout/stderr/program pipes from the evaluator (passed over the socket) and runs the program
 # in the already warm interpreter. The worker reports each C1's pid and exit status; it exits,
 # and its children with it, when the evaluator's end of the socket closes.
-_ZYGOTE = _NS_SETUP + r"""
+_ZYGOTE = (
+    _NS_SETUP
+    + r"""
 import json, resource, selectors, signal, socket
 sock = socket.socket(fileno=int(sys.argv[1]))
 sys.path.extend(p for p in sys.argv[3:] if p not in sys.path)
@@ -240,7 +245,8 @@ for name in sys.argv[2].split(","):
     except Exception:
         pass
 import linecache, threading, traceback, atexit
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x4000000, 0x8000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x4000000, 0x8000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 
 def program(req, fds):
     out_w, err_w, code_r = fds
@@ -378,11 +384,33 @@ while True:
                 if rid is not None:
                     sock.send(json.dumps({"id": rid, "status": os.waitstatus_to_exitcode(st)}).encode())
 """
+)
 #: modules the warm worker imports once (import errors are ignored)
-WARM_PRELOAD = ("numpy", "PIL.Image", "PIL.ImageDraw", "PIL.ImageFilter", "PIL.ImageOps", "cv2", "scipy.ndimage",
-                "scipy.signal", "scipy.optimize", "scipy.spatial", "skimage", "skimage.measure", "skimage.morphology",
-                "skimage.color", "skimage.transform", "skimage.filters", "skimage.feature", "skimage.segmentation",
-                "skimage.registration", "skimage.draw", "skimage.util", "skimage.exposure", "skimage.io")
+WARM_PRELOAD = (
+    "numpy",
+    "PIL.Image",
+    "PIL.ImageDraw",
+    "PIL.ImageFilter",
+    "PIL.ImageOps",
+    "cv2",
+    "scipy.ndimage",
+    "scipy.signal",
+    "scipy.optimize",
+    "scipy.spatial",
+    "skimage",
+    "skimage.measure",
+    "skimage.morphology",
+    "skimage.color",
+    "skimage.transform",
+    "skimage.filters",
+    "skimage.feature",
+    "skimage.segmentation",
+    "skimage.registration",
+    "skimage.draw",
+    "skimage.util",
+    "skimage.exposure",
+    "skimage.io",
+)
 #: ``LMMS_PLUGINS_SANDBOX_WARM=1`` makes run_python use the warm worker where it can
 WARM_ENV = "LMMS_PLUGINS_SANDBOX_WARM"
 
@@ -411,8 +439,14 @@ def _others_can_enter(path: str) -> str | None:
 
 def _interpreter_paths() -> list[str]:
     """Folders the sandboxed interpreter needs: its prefixes and the import path."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.realpath(sys.executable)), os.path.dirname(os.path.abspath(sys.executable))}
+    paths = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(os.path.abspath(sys.executable)),
+    }
     paths.update(p for p in sys.path if p and os.path.isabs(p))
     out = []
     for p in sorted({os.path.realpath(p) for p in paths} | {os.path.abspath(p) for p in paths}):
@@ -439,7 +473,10 @@ def _site_paths() -> list[str]:
 def _mount_plan(private: list[str]) -> dict:
     """Which folders to hide behind an empty tmpfs and which interpreter folders to re-expose."""
     need = _interpreter_paths()
-    under = lambda p, d: p == d or p.startswith(d.rstrip("/") + "/")  # noqa: E731
+
+    def under(p: str, d: str) -> bool:
+        return p == d or p.startswith(d.rstrip("/") + "/")
+
     hide: set[str] = set()
     keep: list[str] = []
     always = [d for d in ALWAYS_HIDDEN if os.path.isdir(d) and not os.path.islink(d)]
@@ -473,15 +510,29 @@ def _probe() -> dict:
         ns_why = "unshare (util-linux) not found"
     else:
         probe_uid = _UID_BASE - 1 if is_root else -1
-        argv = _init_argv(unshare, probe_uid, 1, plan["hide"], private, plan["keep"],
-                          [sys.executable, "-I", "-S", "-c", "import sys; print(sys.path)"])
+        argv = _init_argv(
+            unshare,
+            probe_uid,
+            1,
+            plan["hide"],
+            private,
+            plan["keep"],
+            [sys.executable, "-I", "-S", "-c", "import sys; print(sys.path)"],
+        )
         try:
             with tempfile.TemporaryDirectory() as d:
-                p = subprocess.run(argv,
-                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=d, env={})
+                p = subprocess.run(
+                    argv, check=False, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=d, env={}
+                )
             ns_ok = p.returncode == 0 and p.stdout.strip().startswith(b"[")
-            ns_why = "" if ns_ok else (f"unshare{'' if is_root else ' --user (unprivileged user namespaces)'} failed (exit {p.returncode}): "
-                                       f"{(p.stderr or p.stdout).decode(errors='replace').strip()[:300]}")
+            ns_why = (
+                ""
+                if ns_ok
+                else (
+                    f"unshare{'' if is_root else ' --user (unprivileged user namespaces)'} failed (exit {p.returncode}): "
+                    f"{(p.stderr or p.stdout).decode(errors='replace').strip()[:300]}"
+                )
+            )
         except (OSError, subprocess.SubprocessError) as e:
             ns_why = f"unshare failed: {e}"
     plain_uid_ok = is_root and plan["reachable"]
@@ -507,8 +558,9 @@ def _probe() -> dict:
     }
 
 
-def _init_argv(unshare: str, uid: int, tmp_mb: int, hide: list[str], private: list[str], keep: list[str],
-               program: list[str]) -> list[str]:
+def _init_argv(
+    unshare: str, uid: int, tmp_mb: int, hide: list[str], private: list[str], keep: list[str], program: list[str]
+) -> list[str]:
     """``unshare`` into new mount/net/pid/ipc/uts namespaces running :data:`_NS_INIT` as PID 1.
 
     ``uid`` < 0: not root: a new user namespace too, whose root (the evaluator's own uid outside)
@@ -517,17 +569,49 @@ def _init_argv(unshare: str, uid: int, tmp_mb: int, hide: list[str], private: li
         if "\n" in p:
             raise ValueError(f"folder name with a newline: {p!r}")
     user = ["--user", "--map-root-user"] if uid < 0 else []
-    return [unshare, *user, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
-            "--propagation", "private", "--", sys.executable, "-I", "-S", "-c", _NS_INIT, str(uid), str(tmp_mb),
-            INNER_WORKDIR, "\n".join(hide), "\n".join(private), "\n".join(keep), *program]
+    return [
+        unshare,
+        *user,
+        "--mount",
+        "--net",
+        "--pid",
+        "--ipc",
+        "--uts",
+        "--fork",
+        "--kill-child",
+        "--mount-proc",
+        "--propagation",
+        "private",
+        "--",
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        _NS_INIT,
+        str(uid),
+        str(tmp_mb),
+        INNER_WORKDIR,
+        "\n".join(hide),
+        "\n".join(private),
+        "\n".join(keep),
+        *program,
+    ]
 
 
 def _effective(probe: dict) -> dict:
     caps = dict(probe)
     if os.environ.get(BACKEND_ENV, "").strip().lower() == "plain" and caps["backend"] != "plain":
-        caps.update(backend="plain", network_namespace=False, pid_namespace=False, mount_namespace=False,
-                    user_namespace=False, private_dirs=[], hidden_dirs=[], unique_uid=caps["plain_unique_uid"],
-                    why_not_namespaces=f"turned off by {BACKEND_ENV}=plain")
+        caps.update(
+            backend="plain",
+            network_namespace=False,
+            pid_namespace=False,
+            mount_namespace=False,
+            user_namespace=False,
+            private_dirs=[],
+            hidden_dirs=[],
+            unique_uid=caps["plain_unique_uid"],
+            why_not_namespaces=f"turned off by {BACKEND_ENV}=plain",
+        )
     return caps
 
 
@@ -537,16 +621,21 @@ def capabilities() -> dict:
     Keys: ``backend`` ("namespaces" or "plain"), ``network_namespace``, ``pid_namespace``,
     ``mount_namespace`` (bools), ``private_dirs`` (folders that are a private tmpfs inside),
     ``hidden_dirs`` (folders replaced by an empty tmpfs inside, except the interpreter's own
-    folders in them), ``user_namespace`` (not root: the namespaces hang off a user namespace whose
-    root, without capabilities, is the evaluator's own uid outside), ``unique_uid`` (each execution runs as its own unused uid, never root:
-    needs root, and without namespaces an interpreter that such a uid can reach),
+    folders in them), ``user_namespace`` (not root: the namespaces hang off a user namespace
+    whose root, without capabilities, is the evaluator's own uid outside), ``unique_uid`` (each
+    execution runs as its own unused uid, never root: needs root, and without namespaces an
+    interpreter that such a uid can reach),
     ``rlimits``, ``bubblewrap`` (path or None; not used: the mount namespace does its job),
     ``python``, ``why_not_namespaces``, ``watchdog`` (coreutils ``timeout`` found: an execution
     is killed even if the evaluator dies), ``warm_available`` (``warm=True`` takes effect here).
     The machine is probed once per process; ``LMMS_PLUGINS_SANDBOX=plain`` in the environment
     turns the namespaces off (read at every call).
     """
-    caps = {k: v for k, v in _effective(_probe()).items() if k not in ("unshare", "timeout", "plan", "plain_unique_uid", "site_paths")}
+    caps = {
+        k: v
+        for k, v in _effective(_probe()).items()
+        if k not in ("unshare", "timeout", "plan", "plain_unique_uid", "site_paths")
+    }
     caps["warm_available"] = caps["backend"] == "namespaces" and caps["unique_uid"]
     return caps
 
@@ -660,12 +749,16 @@ class _Capped:
             head_s, tail_s = full, ""
         else:
             head_s = bytes(self.head).decode("utf-8", errors="replace")
-            tail_s = tail[-self.tail_cap:].decode("utf-8", errors="replace") if tail else ""
+            tail_s = tail[-self.tail_cap :].decode("utf-8", errors="replace") if tail else ""
         n_head = self.keep * 2 // 3
         n_tail = self.keep - n_head
         kept_head = head_s[:n_head]
         kept_tail = (head_s[n_head:] + tail_s)[-n_tail:] if n_tail else ""
-        cut = self.total - len(kept_head.encode("utf-8", errors="replace")) - len(kept_tail.encode("utf-8", errors="replace"))
+        cut = (
+            self.total
+            - len(kept_head.encode("utf-8", errors="replace"))
+            - len(kept_tail.encode("utf-8", errors="replace"))
+        )
         note = f"\n[... output truncated: {max(cut, 0)} bytes of {self.total} not shown ...]\n"
         return kept_head + note + kept_tail, True
 
@@ -693,8 +786,19 @@ def _descendants(pid: int) -> list[int]:
 def _uid_sweep(uid: int) -> None:
     """SIGKILL every process of ``uid`` (the execution's own uid): ``kill -1`` as that uid."""
     try:
-        subprocess.run(["kill", "-KILL", "-1"], user=uid, group=uid, extra_groups=[], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, cwd="/", env={"PATH": "/usr/bin:/bin"})
+        subprocess.run(
+            ["kill", "-KILL", "-1"],
+            check=False,
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+        )
     except (OSError, subprocess.SubprocessError):
         pass
 
@@ -718,7 +822,8 @@ def _tasks_of_uid(uid: int) -> int:
 def _warn_root_plain() -> None:
     logging.getLogger("lmms_plugins").warning(
         "[lmms_plugins] sandbox: no namespaces and no separate uid, so model code runs as root: only rlimits "
-        "(which root can raise) and the wall-clock kill confine it; see capabilities() and the README's Sandbox section")
+        "(which root can raise) and the wall-clock kill confine it; see capabilities() and the README's Sandbox section"
+    )
 
 
 def _procs_of_uid(uid: int) -> list[int]:
@@ -788,8 +893,17 @@ def _tree_bytes(root: str, stop_above: int) -> int:
 
 def _memory_text(stderr_tail: str) -> bool:
     tail = "\n".join(stderr_tail.strip().splitlines()[-3:])  # the exception line of a traceback
-    return any(s in tail for s in ("MemoryError", "Unable to allocate", "Cannot allocate memory",
-                                    "std::bad_alloc", "Insufficient memory", "Failed to allocate"))
+    return any(
+        s in tail
+        for s in (
+            "MemoryError",
+            "Unable to allocate",
+            "Cannot allocate memory",
+            "std::bad_alloc",
+            "Insufficient memory",
+            "Failed to allocate",
+        )
+    )
 
 
 def _last_line(text: str) -> str:
@@ -851,9 +965,24 @@ class _Zygote:
         env = _env("/", "/tmp/.cache")
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _ZYGOTE, str(theirs.fileno()), ",".join(WARM_PRELOAD),
-                 *caps["site_paths"]], pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    "-c",
+                    _ZYGOTE,
+                    str(theirs.fileno()),
+                    ",".join(WARM_PRELOAD),
+                    *caps["site_paths"],
+                ],
+                pass_fds=[theirs.fileno()],
+                env=env,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         finally:
             theirs.close()
         self.sock = ours
@@ -939,9 +1068,19 @@ def _start_warm(caps: dict, scratch: str, uid: int, limits: Limits, env: dict, r
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     code_r, code_w = os.pipe()
-    req = {"uid": uid, "tmp_mb": int(limits.private_tmp_mb), "work": INNER_WORKDIR, "scratch": scratch,
-           "hide": caps["plan"]["hide"], "private": caps["private_dirs"], "keep": caps["plan"]["keep"],
-           "env": env, "rl": rl, "wall_s": float(limits.wall_s), "margin_s": WATCHDOG_MARGIN_S}
+    req = {
+        "uid": uid,
+        "tmp_mb": int(limits.private_tmp_mb),
+        "work": INNER_WORKDIR,
+        "scratch": scratch,
+        "hide": caps["plan"]["hide"],
+        "private": caps["private_dirs"],
+        "keep": caps["plan"]["keep"],
+        "env": env,
+        "rl": rl,
+        "wall_s": float(limits.wall_s),
+        "margin_s": WATCHDOG_MARGIN_S,
+    }
     try:
         wp = _get_zygote(caps).spawn(req, [out_w, err_w, code_r])
     except BaseException:
@@ -961,8 +1100,9 @@ def _start_warm(caps: dict, scratch: str, uid: int, limits: Limits, env: dict, r
 # the one entry point
 
 
-def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits: Limits = Limits(), *,
-               warm: bool | None = None) -> ExecResult:
+def run_python(
+    code: str, files: Mapping[str, bytes | str | os.PathLike], limits: Limits = Limits(), *, warm: bool | None = None
+) -> ExecResult:
     """Run ``code`` as ``__main__`` in a confined process; never raises for the code's behaviour.
 
     ``files`` maps names (relative paths, e.g. ``"image.png"``) to contents: ``bytes`` are
@@ -1004,9 +1144,20 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
     def fail(reason: str) -> ExecResult:
         return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0, reason, use_ns)
 
-    bad = [f"{f}={getattr(limits, f)!r}" for f in ("wall_s", "cpu_s", "memory_mb", "file_size_mb", "max_processes",
-                                                    "max_open_files", "max_output_bytes", "max_scratch_mb")
-           if not isinstance(getattr(limits, f), (int, float)) or getattr(limits, f) <= 0]
+    bad = [
+        f"{f}={getattr(limits, f)!r}"
+        for f in (
+            "wall_s",
+            "cpu_s",
+            "memory_mb",
+            "file_size_mb",
+            "max_processes",
+            "max_open_files",
+            "max_output_bytes",
+            "max_scratch_mb",
+        )
+        if not isinstance(getattr(limits, f), (int, float)) or getattr(limits, f) <= 0
+    ]
     if bad:
         if uid is not None:
             _release_uid(uid)
@@ -1041,7 +1192,7 @@ def run_python(code: str, files: Mapping[str, bytes | str | os.PathLike], limits
 
         try:
             return _execute(code, scratch, inputs, limits, caps, uid, t0, warm)
-        except Exception as e:  # a bug or an odd machine: still a result, never an exception
+        except Exception as e:  # noqa: BLE001 - a bug or an odd machine: still a result, never an exception
             return fail(f"the sandbox failed: {type(e).__name__}: {e}")
     finally:
         if uid is not None:
@@ -1058,8 +1209,13 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: b
         nproc += _tasks_of_uid(os.getuid())
         if os.geteuid() == 0:
             _warn_root_plain()
-    rl = [int(max(1, limits.cpu_s + 0.999)), int(limits.memory_mb) << 20, int(limits.file_size_mb) << 20,
-          nproc, int(limits.max_open_files)]
+    rl = [
+        int(max(1, limits.cpu_s + 0.999)),
+        int(limits.memory_mb) << 20,
+        int(limits.file_size_mb) << 20,
+        nproc,
+        int(limits.max_open_files),
+    ]
     # -I -S: no site module (it costs 30-50 ms a start, mostly .pth import hooks such as editable
     # installs); the bootstrap puts the evaluator's site-packages on the path itself
     py = [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, *map(str, rl), *caps["site_paths"]]
@@ -1070,8 +1226,15 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: b
     watchdog = [caps["timeout"], "-s", "KILL", f"{limits.wall_s + WATCHDOG_MARGIN_S:g}"] if caps["timeout"] else []
     popen_kw: dict = {}
     if use_ns:
-        argv = watchdog + _init_argv(caps["unshare"], -1 if uid is None else uid, int(limits.private_tmp_mb), caps["plan"]["hide"],
-                                     caps["private_dirs"], caps["plan"]["keep"], py)
+        argv = watchdog + _init_argv(
+            caps["unshare"],
+            -1 if uid is None else uid,
+            int(limits.private_tmp_mb),
+            caps["plan"]["hide"],
+            caps["private_dirs"],
+            caps["plan"]["keep"],
+            py,
+        )
     else:
         argv = watchdog + py
         if uid is not None:
@@ -1081,15 +1244,35 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: b
         try:
             proc = _start_warm(caps, scratch, uid, limits, _env(home, cache), rl)
         except OSError as e:
-            logging.getLogger("lmms_plugins").warning("[lmms_plugins] sandbox: warm worker unavailable (%s); "
-                                                      "starting a new interpreter", e)
+            logging.getLogger("lmms_plugins").warning(
+                "[lmms_plugins] sandbox: warm worker unavailable (%s); starting a new interpreter", e
+            )
     try:
         if proc is None:
-            proc = subprocess.Popen(argv, cwd=scratch, env=_env(home, cache), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, close_fds=True, **popen_kw)
+            proc = subprocess.Popen(
+                argv,
+                cwd=scratch,
+                env=_env(home, cache),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                **popen_kw,
+            )
     except (OSError, ValueError, subprocess.SubprocessError) as e:
-        return ExecResult(SANDBOX_ERROR, None, "", "", False, False, {}, time.monotonic() - t0,
-                          f"could not start the sandbox process: {type(e).__name__}: {e}", use_ns)
+        return ExecResult(
+            SANDBOX_ERROR,
+            None,
+            "",
+            "",
+            False,
+            False,
+            {},
+            time.monotonic() - t0,
+            f"could not start the sandbox process: {type(e).__name__}: {e}",
+            use_ns,
+        )
 
     # the program text goes in on stdin (then /dev/null); a thread, so a huge text cannot block us
     data = code.encode("utf-8", errors="replace")

@@ -11,14 +11,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import tempfile
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from lmms_plugins.utils import sandbox
 from lmms_plugins.utils.sandbox import Limits, run_python
 
@@ -173,8 +172,11 @@ def test_cpu_limit_is_a_timeout():
 
 @both
 def test_closed_stdout_and_never_exits_times_out(backend):
-    r = run_python("import os, time\nprint('bye', flush=True)\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.05)",
-                   {}, Limits(wall_s=0.5))
+    r = run_python(
+        "import os, time\nprint('bye', flush=True)\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.05)",
+        {},
+        Limits(wall_s=0.5),
+    )
     assert r.status == "timeout" and r.stdout == "bye\n"
 
 
@@ -200,7 +202,9 @@ def test_fork_bomb_that_gives_up_is_an_error_naming_the_process_limit():
 
 @both
 def test_memory_bomb(backend):
-    r = run_python("chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 2**20))", {}, Limits(wall_s=10, memory_mb=512))
+    r = run_python(
+        "chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 2**20))", {}, Limits(wall_s=10, memory_mb=512)
+    )
     assert r.status == "memory" and "512 MB" in r.reason and "MemoryError" in r.stderr
 
 
@@ -358,8 +362,7 @@ def _escape_code(main_waits: bool) -> str:
         "    if os.fork() == 0:\n"
         "        time.sleep(600)\n"
         "    os._exit(0)\n"
-        "time.sleep(0.5)\n"
-        + ("time.sleep(600)\n" if main_waits else "print('main done')\n")
+        "time.sleep(0.5)\n" + ("time.sleep(600)\n" if main_waits else "print('main done')\n")
     )
 
 
@@ -376,7 +379,12 @@ def test_setsid_escape_is_killed(main_waits, backend):
 def test_capabilities_describe_this_machine():
     caps = sandbox.capabilities()
     assert caps["backend"] in ("namespaces", "plain")
-    assert caps["network_namespace"] == caps["pid_namespace"] == caps["mount_namespace"] == (caps["backend"] == "namespaces")
+    assert (
+        caps["network_namespace"]
+        == caps["pid_namespace"]
+        == caps["mount_namespace"]
+        == (caps["backend"] == "namespaces")
+    )
     assert set(caps["rlimits"]) >= {"cpu", "as", "fsize", "nproc", "nofile"}
     if caps["backend"] == "plain":
         assert caps["why_not_namespaces"]
@@ -416,9 +424,13 @@ def test_an_evaluator_killed_mid_run_leaves_nothing_behind(tmp_path):
 _STRANGER_PY = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or _STRANGER_PY is None or sandbox._others_can_enter(sandbox.__file__) is not None
-                    or not os.stat(sandbox.__file__).st_mode & 0o004,
-                    reason="needs root (to start an unprivileged evaluator), a system python3, and this checkout readable by others")
+@pytest.mark.skipif(
+    os.geteuid() != 0
+    or _STRANGER_PY is None
+    or sandbox._others_can_enter(sandbox.__file__) is not None
+    or not os.stat(sandbox.__file__).st_mode & 0o004,
+    reason="needs root (to start an unprivileged evaluator), a system python3, and this checkout readable by others",
+)
 def test_unprivileged_evaluator_gets_user_namespaces():
     """The non-root path: an evaluator running as an ordinary user (a system python3 loading this
     module by path) gets network/PID/mount namespaces under a user namespace, and the code runs
@@ -446,8 +458,18 @@ def test_unprivileged_evaluator_gets_user_namespaces():
         "print(json.dumps(out))\n"
     )
     stranger = sandbox._UID_BASE - 2
-    p = subprocess.run([_STRANGER_PY, "-c", helper], user=stranger, group=stranger, extra_groups=[], cwd="/",
-                       env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [_STRANGER_PY, "-c", helper],
+        check=False,
+        user=stranger,
+        group=stranger,
+        extra_groups=[],
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     out = __import__("json").loads(p.stdout.strip().splitlines()[-1])
     if out["caps"]["backend"] != "namespaces":
@@ -468,9 +490,11 @@ def test_bad_limits_are_a_sandbox_error():
 
 
 def test_caches_and_bytecode_are_not_returned_as_files():
-    code = ("import os\nos.makedirs(os.environ['MPLCONFIGDIR'], exist_ok=True)\n"
-            "open(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist.json'), 'w').write('{}')\n"
-            "open('helper.py', 'w').write('X = 41')\nimport helper\nprint(helper.X + 1)\n")
+    code = (
+        "import os\nos.makedirs(os.environ['MPLCONFIGDIR'], exist_ok=True)\n"
+        "open(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist.json'), 'w').write('{}')\n"
+        "open('helper.py', 'w').write('X = 41')\nimport helper\nprint(helper.X + 1)\n"
+    )
     r = run_python(code, {}, SHORT)
     assert r.status == "ok" and r.stdout == "42\n"
     assert set(r.files) == {"helper.py"}  # no __pycache__, no cache files
@@ -478,10 +502,12 @@ def test_caches_and_bytecode_are_not_returned_as_files():
 
 @both
 def test_links_out_of_the_scratch_folder_are_not_returned(own_tmp, backend):
-    code = ("import os\nos.symlink('/etc/passwd', 'passwd_link')\nos.symlink('/etc', 'etc_link')\n"
-            "try:\n    os.link('/etc/hostname', 'hard_link')\nexcept OSError as e:\n    print('no hard link', type(e).__name__)\n"
-            "os.makedirs('locked/inner'); open('locked/inner/f.txt', 'w').write('x'); os.chmod('locked/inner', 0); os.chmod('locked', 0)\n"
-            "open('real.txt', 'w').write('mine')\n")
+    code = (
+        "import os\nos.symlink('/etc/passwd', 'passwd_link')\nos.symlink('/etc', 'etc_link')\n"
+        "try:\n    os.link('/etc/hostname', 'hard_link')\nexcept OSError as e:\n    print('no hard link', type(e).__name__)\n"
+        "os.makedirs('locked/inner'); open('locked/inner/f.txt', 'w').write('x'); os.chmod('locked/inner', 0); os.chmod('locked', 0)\n"
+        "open('real.txt', 'w').write('mine')\n"
+    )
     r = run_python(code, {}, SHORT)
     assert r.status == "ok", r
     assert "real.txt" in r.files and not {"passwd_link", "etc_link", "hard_link"} & set(r.files)
@@ -492,14 +518,24 @@ def test_links_out_of_the_scratch_folder_are_not_returned(own_tmp, backend):
 @pytest.mark.skipif("warm" not in BACKENDS, reason="the warm worker needs root with namespaces")
 def test_warm_worker_preimports_and_survives_its_own_death():
     assert sandbox.warm_up()
-    r = run_python("import sys, numpy\nprint('numpy' in sys.modules, numpy.random.rand() != numpy.random.rand())",
-                   {}, SHORT, warm=True)
+    r = run_python(
+        "import sys, numpy\nprint('numpy' in sys.modules, numpy.random.rand() != numpy.random.rand())",
+        {},
+        SHORT,
+        warm=True,
+    )
     assert r.status == "ok" and r.stdout == "True True\n"
-    seeds = {run_python("import numpy\nprint(numpy.random.randint(10**9))", {}, SHORT, warm=True).stdout for _ in range(3)}
+    seeds = {
+        run_python("import numpy\nprint(numpy.random.randint(10**9))", {}, SHORT, warm=True).stdout for _ in range(3)
+    }
     assert len(seeds) == 3  # each execution draws its own seed, as a fresh interpreter would
     worker = sandbox._zygote
     result = {}
-    t = threading.Thread(target=lambda: result.setdefault("r", run_python("import time\ntime.sleep(30)", {}, Limits(wall_s=20), warm=True)))
+    t = threading.Thread(
+        target=lambda: result.setdefault(
+            "r", run_python("import time\ntime.sleep(30)", {}, Limits(wall_s=20), warm=True)
+        )
+    )
     t.start()
     for _ in range(100):  # wait until the execution runs, then kill the worker under it
         if worker.waiting and all(w.pid for w in worker.waiting.values()):
