@@ -9,7 +9,8 @@ What it measures (figures go to the top README, section "Image editors"):
   server that holds every reply ``latency`` seconds, as a ratio to the ideal
   ``N * latency / concurrency`` (goal: <= 1.3 at concurrency 8);
 * the package's own overhead per request: the same N requests with no latency and concurrency 1,
-  minus the server's own time per request (it reports the time it spends parsing and answering).
+  minus the server's own time per request (it reports the time it spends parsing and answering),
+  and the CPU time of the client process per request (what a busy machine cannot hide).
   This is what the model class, the openai client and HTTP on 127.0.0.1 cost: encoding the input
   PNG, the multipart upload, decoding the b64 reply and writing the edited image.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -93,11 +95,11 @@ def run(n: int, latency: float, concurrency: int, size: int, content: str, reply
         model = OpenAIImageEdit(base_url=base_url, api_key="bench", concurrency=concurrency, output_dir=out, progress="false")
         requests = make_requests(model, n, size, content)
         model.generate_until(requests[:2])  # warm-up: connections, imports
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         answers = model.generate_until(requests)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         failed = sum(a.startswith("[LMMS_EVAL_REQUEST_FAILED") for a in answers)
-    return {"wall_s": wall, "failed": failed}
+    return {"wall_s": wall, "cpu_s": cpu, "failed": failed}
 
 
 def main(argv=None) -> int:
@@ -111,7 +113,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import io
-    import os
 
     buffer = io.BytesIO()
     test_image(args.size, args.content, 99).save(buffer, format="PNG")
@@ -123,7 +124,8 @@ def main(argv=None) -> int:
         r = run(args.requests, args.latency, c, args.size, args.content, reply)
         ideal = args.requests * args.latency / c
         print(f"concurrency {c:3d}: {args.requests} requests x {args.latency} s latency: wall {r['wall_s']:.2f} s, "
-              f"ideal {ideal:.2f} s, ratio {r['wall_s'] / ideal:.3f}, failed {r['failed']}")
+              f"ideal {ideal:.2f} s, ratio {r['wall_s'] / ideal:.3f}, failed {r['failed']}; "
+              f"client CPU {1000 * r['cpu_s'] / args.requests:.1f} ms per request")
 
     # overhead: no latency, one request at a time; the server says how long it spent itself
     from lmms_plugins.models.openai_image_edit import OpenAIImageEdit
@@ -135,15 +137,16 @@ def main(argv=None) -> int:
         requests = make_requests(model, n, args.size, args.content)
         model.generate_until(requests[:2])
         before = sp.stats()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         model.generate_until(requests)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         after = sp.stats()
     server_ms = 1000 * (after["busy_s"] - before["busy_s"]) / n
     total_ms = 1000 * wall / n
     print(f"overhead ({args.size}x{args.size} {args.content} PNG in and out, concurrency 1, no latency, {n} requests): "
           f"{total_ms:.1f} ms per request round trip, of which the server {server_ms:.1f} ms; "
-          f"package + openai client + loopback HTTP: {total_ms - server_ms:.1f} ms per request")
+          f"package + openai client + loopback HTTP: {total_ms - server_ms:.1f} ms per request "
+          f"({1000 * cpu / n:.1f} ms of CPU in the client process); load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 

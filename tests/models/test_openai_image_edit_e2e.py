@@ -139,7 +139,8 @@ def test_dod_abacus_and_grade_through_openai_image_edit(tmp_path, run_lmms_eval)
                                     "statuses": {"no_edit_judge": n_real}}  # real-world edits: no editing judge here
     assert dod["sample_statuses,none"] == {"ok": n_real + 2 * n_maze, "no_edit_judge": n_real}
     for sample in res["_samples"]["dod_no_hint"]:
-        out = json.loads(sample["resps"][0][0] if isinstance(sample["resps"][0], list) else sample["resps"][0])
+        resp = sample["filtered_resps"]
+        out = json.loads(resp[0] if isinstance(resp, list) else resp)
         if out["images"]:
             assert Path(out["images"][0]).parent == edits / "dod_no_hint"
 
