@@ -7,6 +7,9 @@ Run-time switches (environment variables, read per sample so one process can sco
   the detector is uncertain about) or ``judge``: how a refusal conclusion is found.
 * ``LMMS_PLUGINS_DOD_EDIT_JUDGE`` = ``auto`` (default: on when the judge is configured) or ``off``:
   the editing judge for real-world E. Maze E always uses the program verifier.
+* ``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, official: the text inside
+  ``<think>…</think>``; the whole output when it has no think tag) or ``all`` (reasoning and final
+  answer): the text the detector and the refusal judge read (refusal_text.py).
 * the judge itself: ``LMMS_PLUGINS_JUDGE_*`` (see lmms_plugins.utils.judge_client).
 """
 
@@ -22,6 +25,7 @@ from typing import Any, Mapping
 from lmms_plugins.utils import status as st
 
 from . import metrics as M
+from .refusal_text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
 
 log = logging.getLogger("lmms_plugins.dod")
 
@@ -44,6 +48,7 @@ def process_docs(dataset):
     from .data import check_integrity, dataset_root, log_integrity
 
     refusal_mode()  # a misspelt LMMS_PLUGINS_DOD_REFUSAL fails here, before any generation
+    refusal_reading()  # and a misspelt LMMS_PLUGINS_DOD_REFUSAL_TEXT
     preflight()  # so does a judge that is needed but not configured or not reachable
     root = dataset_root()
     report = check_integrity(dataset, root)
@@ -247,10 +252,12 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.UNPARSABLE, reason=out_reason)
     has_image: bool | None = out.has_image if out_status == st.OK else (True if out.has_image else None)
 
-    # refusal conclusion
-    from .refusal_rules import detect_refusal, official_abstain
+    # refusal conclusion, read in the reasoning (official) or the whole output (refusal_text.py)
+    from .refusal_rules import official_abstain
+    from .refusal_text import detect_in, text_to_read
 
-    rules = detect_refusal(out.text)
+    reading = refusal_reading()
+    rules = detect_in(out.text, reading)
     refused: bool | None = rules.refused
     evidence, rule = rules.evidence, rules.rule
     status, reason = out_status, out_reason
@@ -261,7 +268,8 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
         from .judges import JudgeUnavailable, judge_refusal
 
         try:
-            verdict = judge_refusal(doc_prompt=model_prompt(doc, setting), label=label, reasoning=out.text)
+            verdict = judge_refusal(doc_prompt=model_prompt(doc, setting), label=label,
+                                    reasoning=text_to_read(out.text, reading), reading=reading)
             # null ("cannot tell") means no explicit conclusion was found: not a refusal
             refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge" if mode == "judge" else "hybrid_judge"
             reason_correct = verdict.reason_correct
@@ -414,7 +422,8 @@ def aggregate_run(items: list) -> dict:
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] dod: {line}", file=sys.stderr)
-    return {**M.run_facts(records), "data_problems": _data_problems(), "refusal_mode": refusal_mode()}
+    return {**M.run_facts(records), "data_problems": _data_problems(), "refusal_mode": refusal_mode(),
+            "refusal_text": refusal_reading()}
 
 
 def aggregate_sample_statuses(items: list) -> dict:

@@ -1,0 +1,94 @@
+"""Which text of a DoD output decides a refusal: the reasoning (official) or the whole output.
+
+The official judge reads only the model's reasoning (``thinking_text``), "not a final answer", and
+its evidence must be a substring of it. This module says what the reasoning of an output is:
+
+* A **reasoning block** is the text inside ``<think>`` … ``</think>`` (also ``<thinking>``, any
+  case: the tags the rules' sentence splitter and the ``[ABSTAIN]`` rule know).
+* Several blocks: all of them, in order, joined by a line break (a line break ends a sentence, so
+  the detector's evidence is always a substring of the output). A repeated opening tag inside a
+  block is dropped, the block goes on; a closing tag outside any block is answer text, except:
+* a closing tag before any opening tag closes a block that began at the start of the output (the
+  chat template wrote ``<think>`` into the prompt; lmms-eval's own stripper reads it so too).
+* An opening tag that is never closed (the output was cut off while reasoning) opens a block that
+  runs to the end of the output.
+* An output **without any think tag** has no separable reasoning: a model without think tags
+  writes its reasoning in plain text, so the whole output is read as the reasoning.
+* An output with tags but nothing inside them (``<think></think>answer``) has an empty reasoning:
+  no conclusion (the judge is not called).
+
+The ``[ABSTAIN]`` token keeps its own position rule (refusal_rules.official_abstain), decided on the
+whole output in both readings.
+
+``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, the official protocol) or ``all`` (the
+reasoning and the final answer: the package's earlier reading).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+ENV_REFUSAL_TEXT = "LMMS_PLUGINS_DOD_REFUSAL_TEXT"
+READINGS = ("reasoning", "all")
+_TAG = re.compile(r"<(/?)think(?:ing)?>", re.I)
+
+
+def refusal_reading() -> str:
+    """The reading chosen for this run; a misspelt value is a clear error (checked at load)."""
+    value = os.environ.get(ENV_REFUSAL_TEXT, "reasoning").strip().lower() or "reasoning"
+    if value not in READINGS:
+        raise ValueError(f"{ENV_REFUSAL_TEXT} must be 'reasoning' (the official protocol: the text inside "
+                         f"<think>...</think>) or 'all' (reasoning and final answer), got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ReasoningPart:
+    text: str  # the reasoning (blocks joined by "\n"; the whole output when it has no think tag)
+    tagged: bool  # the output has at least one think tag
+    blocks: int  # reasoning blocks found (0 when untagged)
+    unclosed: bool  # the last block was never closed (output cut off while reasoning)
+
+
+def reasoning_part(text: str | None) -> ReasoningPart:
+    """The reasoning of an output, by the rules in the module docstring (linear in the text)."""
+    text = text or ""
+    tags = list(_TAG.finditer(text))
+    if not tags:
+        return ReasoningPart(text, False, 0, False)
+    pieces: list[str] = []
+    blocks = 0
+    start = 0 if tags[0].group(1) else None  # a closing tag first: the block began in the prompt
+    for m in tags:
+        closing = bool(m.group(1))
+        if start is not None:  # inside a block: a closing tag ends it, an opening one is dropped
+            pieces.append(text[start:m.start()])
+            blocks += closing
+            start = None if closing else m.end()
+        elif not closing:
+            start = m.end()
+        # a closing tag outside any block stays answer text
+    unclosed = start is not None
+    if unclosed:
+        pieces.append(text[start:])
+        blocks += 1
+    return ReasoningPart("\n".join(pieces), True, blocks, unclosed)
+
+
+def text_to_read(text: str | None, reading: str) -> str:
+    """What the refusal detector and the refusal judge read of ``text`` under ``reading``."""
+    if reading not in READINGS:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+    return (text or "") if reading == "all" else reasoning_part(text).text
+
+
+def detect_in(text: str | None, reading: str):
+    """refusal_rules.detect_refusal on the text of ``reading``; the official ``[ABSTAIN]`` token is
+    recognised by its position in the whole output, whatever the reading."""
+    from .refusal_rules import detect_refusal, official_abstain
+
+    if reading == "all" or official_abstain(text):
+        return detect_refusal(text)
+    return detect_refusal(text_to_read(text, reading))

@@ -1,0 +1,142 @@
+"""Which text decides a refusal (LMMS_PLUGINS_DOD_REFUSAL_TEXT): by default only the reasoning, as
+the official judge reads it (the text inside <think>...</think>; the whole output when it has no
+think tag); ``all`` reads the final answer too. Checked through hooks.process_results, and in judge
+and hybrid modes against a real HTTP judge on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dod_fixtures import make_dataset, read_jsonl
+from judge_server import FakeJudgeServer, message_text
+
+from lmms_plugins.tasks.dod import hooks
+from lmms_plugins.tasks.dod.refusal_text import ENV_REFUSAL_TEXT, reasoning_part, text_to_read
+
+CONCLUSION = "The chair would need to be both in front of and behind the table, so no valid arrangement exists."
+MUSING = "The chair has to be in front of the table and behind it. Let me look at the picture again."
+AFTER_THINK = f"<think>{MUSING}</think>{CONCLUSION}"  # the conclusion is only in the final answer
+CASE = "spatial_arangement-1-infeasible"
+
+
+@pytest.fixture
+def docs(tmp_path, monkeypatch):
+    root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
+    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
+    monkeypatch.delenv(ENV_REFUSAL_TEXT, raising=False)
+    return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
+
+
+def score(doc, text: str) -> dict:
+    """process_results of a text-only answer: the D_strict value and the full record."""
+    out = hooks.process_results(doc, [json.dumps({"text": text, "images": []})])
+    return {"D": out["D_strict"]["value"], **out["dod_run"]["record"]}
+
+
+def test_a_conclusion_only_after_think_is_not_a_refusal_by_default_and_is_one_with_all(docs, monkeypatch):
+    r = score(docs[CASE], AFTER_THINK)
+    assert r["refused"] is False and r["D"] == 0.0 and r["refusal_evidence"] == ""
+    monkeypatch.setenv(ENV_REFUSAL_TEXT, "all")
+    r = score(docs[CASE], AFTER_THINK)
+    assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION
+
+
+def test_a_conclusion_inside_think_counts_in_both_readings_with_its_evidence(docs, monkeypatch):
+    text = f"<think>{MUSING} {CONCLUSION}</think>I will not draw it."
+    for reading in ("reasoning", "all"):
+        monkeypatch.setenv(ENV_REFUSAL_TEXT, reading)
+        r = score(docs[CASE], text)
+        assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION, reading
+
+
+def test_without_think_tags_the_whole_text_is_the_reasoning(docs):
+    assert score(docs[CASE], f"{MUSING} {CONCLUSION}")["refused"] is True
+    assert score(docs[CASE], MUSING)["refused"] is False
+
+
+def test_unclosed_think_several_blocks_and_a_prompt_side_opening_tag(docs):
+    doc = docs[CASE]
+    assert score(doc, f"<think>{MUSING} {CONCLUSION}")["refused"] is True  # cut off while reasoning
+    assert score(doc, f"<think>{MUSING}</think>Hmm.<think>{CONCLUSION}</think>Done.")["refused"] is True  # second block
+    assert score(doc, f"{MUSING} {CONCLUSION}</think>Done.")["refused"] is True  # <think> was in the prompt
+    assert score(doc, f"{MUSING}</think>{CONCLUSION}")["refused"] is False  # ... and the answer after it is not read
+    assert score(doc, f"<think></think>{CONCLUSION}")["refused"] is False  # empty reasoning: no conclusion
+
+
+def test_abstain_keeps_its_position_rule_in_both_readings(docs, monkeypatch):
+    for reading in ("reasoning", "all"):
+        monkeypatch.setenv(ENV_REFUSAL_TEXT, reading)
+        ok = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>")
+        assert ok["refused"] is True and ok["refusal_rule"] == "abstain_token" and ok["official_abstain"] is True
+        cut = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]")  # unclosed block ending with the token
+        assert cut["refused"] is True and cut["official_abstain"] is True
+        late = score(docs[CASE], f"<think>{MUSING}</think>[ABSTAIN]")  # after </think>: not the token
+        assert late["refused"] is False and late["official_abstain"] is False
+        twice = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>[ABSTAIN]")
+        assert twice["refused"] is False and twice["official_abstain"] is False
+
+
+def test_reasoning_part_definition():
+    assert reasoning_part("<think>a</think>b").text == "a"
+    assert reasoning_part("a</think>b").text == "a"
+    p = reasoning_part("<think>a</think>b<THINKING>c</thinking>d<think>e")
+    assert (p.text, p.blocks, p.unclosed, p.tagged) == ("a\nc\ne", 3, True, True)
+    assert reasoning_part("<think>a</think>b</think>c").text == "a"  # a stray closing tag stays answer
+    assert reasoning_part("<think>a<think>b</think>c").text == "a\nb"  # a repeated opening tag is dropped
+    p = reasoning_part("plain text")
+    assert (p.text, p.tagged, p.blocks) == ("plain text", False, 0)
+    assert text_to_read("<think>a</think>b", "all") == "<think>a</think>b"
+    with pytest.raises(ValueError, match="reading"):
+        text_to_read("x", "answer")
+
+
+def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, monkeypatch):
+    monkeypatch.setenv(ENV_REFUSAL_TEXT, "final")
+    with pytest.raises(ValueError, match=f"{ENV_REFUSAL_TEXT} must be 'reasoning'.*got 'final'"):
+        hooks.process_docs(None)  # checked before the dataset is read
+    monkeypatch.setenv(ENV_REFUSAL_TEXT, "ALL")
+    out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})])
+    assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "all"
+    monkeypatch.delenv(ENV_REFUSAL_TEXT)
+    assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "reasoning"
+
+
+@pytest.fixture
+def judged(docs, monkeypatch, tmp_path):
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
+    seen: list[str] = []
+
+    def handler(request):  # a judge that quotes the conclusion wherever it is in what it was shown
+        text = message_text(request)
+        seen.append(text)
+        return json.dumps({"concludes_infeasible": True, "reason_correct": True, "evidence": CONCLUSION, "reason": "r"})
+
+    with FakeJudgeServer(handler) as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        yield docs, server, seen
+
+
+@pytest.mark.parametrize("mode", ["judge", "hybrid"])
+def test_the_judge_reads_only_the_reasoning_and_evidence_outside_it_is_rejected(judged, monkeypatch, mode):
+    docs, server, seen = judged
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", mode)
+    if mode == "hybrid":
+        monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "1000")  # every response goes to the judge
+    r = score(docs[CASE], AFTER_THINK)
+    # the judge saw the reasoning, not the final answer; its evidence (from the answer) is not a
+    # substring of the reasoning: rejected on each of the 3 attempts -> judge_error, pending
+    assert server.calls == 3 and all(MUSING in s and CONCLUSION not in s for s in seen)
+    assert "## The model's reasoning\n" in seen[0]
+    assert r["status"] == "judge_error" and r["refused"] is None and r["D"] is None
+    assert "not an exact substring" in r["reason"]
+
+    seen.clear()
+    monkeypatch.setenv(ENV_REFUSAL_TEXT, "all")
+    r = score(docs[CASE], AFTER_THINK)
+    assert server.calls == 4 and CONCLUSION in seen[0] and "reasoning and final text" in seen[0]
+    assert r["status"] == "ok" and r["refused"] is True and r["refusal_evidence"] == CONCLUSION
+    assert r["refusal_rule"] == ("judge" if mode == "judge" else "hybrid_judge")
