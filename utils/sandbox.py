@@ -1041,16 +1041,27 @@ class _Zygote:
         return wp
 
 
+class _WarmRecentlyFailed(OSError):
+    pass
+
+
 _zygote: _Zygote | None = None
 _zygote_lock = threading.Lock()
+_zygote_failed_at = -1e9  # a worker that failed to start is not tried again for a minute
 
 
 def _get_zygote(caps: dict) -> _Zygote:
-    global _zygote
+    global _zygote, _zygote_failed_at
     with _zygote_lock:
         z = _zygote
         if z is None or z.dead or z.owner != os.getpid() or z.proc.poll() is not None:
-            _zygote = z = _Zygote(caps)
+            if time.monotonic() - _zygote_failed_at < 60:
+                raise _WarmRecentlyFailed("the warm worker failed to start less than a minute ago")
+            try:
+                _zygote = z = _Zygote(caps)
+            except Exception:
+                _zygote_failed_at = time.monotonic()
+                raise
         return z
 
 
@@ -1243,7 +1254,9 @@ def _execute(code, scratch, inputs, limits: Limits, caps: dict, uid, t0, warm: b
     if warm and use_ns and uid is not None:
         try:
             proc = _start_warm(caps, scratch, uid, limits, _env(home, cache), rl)
-        except OSError as e:
+        except _WarmRecentlyFailed:
+            pass  # said when it failed
+        except Exception as e:  # noqa: BLE001 - no warm worker: the normal path still runs it
             logging.getLogger("lmms_plugins").warning(
                 "[lmms_plugins] sandbox: warm worker unavailable (%s); starting a new interpreter", e
             )
