@@ -15,6 +15,7 @@ import os
 from typing import Any, Mapping
 
 from lmms_plugins.utils import status
+from lmms_plugins.utils.stderr import with_stderr
 
 DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
 FLOW_ENV = "LMMS_PLUGINS_ABACUS_FLOW"
@@ -185,26 +186,50 @@ def process_results(doc: Mapping, results: list) -> dict:
 # ---------------------------------------------------------------------------------- aggregation
 
 
+def _mean_se(items) -> float | None:
+    from lmms_plugins.utils.stderr import mean_se, values_of
+
+    return mean_se(values_of(items))
+
+
+def _score_se(items) -> float | None:
+    """Score = mean(cf) * mean(sc) * mean(oc): the standard error of its first-order (delta-method)
+    linearisation z_i = sc.oc cf_i + cf.oc sc_i + cf.sc oc_i, a mean whose value is 3 x Score."""
+    from lmms_plugins.utils.stderr import mean_se
+
+    rows = [[float(i.get(k) or 0.0) for k in ("cf", "sc", "oc")] for i in items if isinstance(i, dict)]
+    if len(rows) < 2:
+        return None
+    cf, sc, oc = (sum(r[j] for r in rows) / len(rows) for j in range(3))
+    return mean_se([sc * oc * r[0] + cf * oc * r[1] + cf * sc * r[2] for r in rows])
+
+
+@with_stderr(_mean_se)
 def agg_count_fidelity(items):
     return status.mean(items, "abacus_count_fidelity")
 
 
+@with_stderr(_mean_se)
 def agg_scene_consistency(items):
     return status.mean(items, "abacus_scene_consistency")
 
 
+@with_stderr(_mean_se)
 def agg_conservation(items):
     return status.mean(items, "abacus_conservation")
 
 
+@with_stderr(_mean_se)
 def agg_edit_score(items):
     return status.mean(items, "abacus_edit_score")
 
 
+@with_stderr(_mean_se)
 def agg_exact_count(items):
     return status.mean(items, "abacus_exact_count")
 
 
+@with_stderr(_score_se)
 def agg_score(items):
     """Leaderboard Score: product of the factor means (not the mean of per-edit products)."""
     from lmms_plugins.tasks.abacus.aggregate import leaderboard

@@ -14,6 +14,7 @@ import sys
 from typing import Any, Mapping
 
 from lmms_plugins.utils import generation_failure, status
+from lmms_plugins.utils.stderr import mean_se, values_of, with_stderr
 from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
@@ -217,15 +218,23 @@ def _jsonable(v: Any) -> Any:
 # ---------------------------------------------------------------------------- aggregations
 
 
+def _mean_se(items: list) -> float | None:
+    return mean_se(values_of(items))
+
+
+@with_stderr(_mean_se)
 def aggregate_accuracy(items: list) -> float:
     generation_failure.warn_once(items, "cwi")  # once per task: this metric is aggregated once
     return status.mean(items, "cwi accuracy")
 
 
 def _tier_mean(tier: str):
+    def of_tier(items: list) -> list:
+        return [i for i in items if isinstance(i, dict) and i.get("tier") == tier]
+
+    @with_stderr(lambda items: _mean_se(of_tier(items)))
     def aggregate(items: list) -> float:
-        mine = [i for i in items if isinstance(i, dict) and i.get("tier") == tier]
-        return status.mean(mine, f"cwi accuracy_{tier}")
+        return status.mean(of_tier(items), f"cwi accuracy_{tier}")
 
     aggregate.__name__ = aggregate.__qualname__ = f"aggregate_accuracy_{tier}"
     return aggregate
@@ -238,10 +247,12 @@ aggregate_accuracy_hard = _tier_mean("hard")
 aggregate_accuracy_expert = _tier_mean("expert")
 
 
+@with_stderr(_mean_se)
 def aggregate_failure_rate(items: list) -> float:
     return status.mean(items, "cwi extraction_failure_rate")
 
 
+@with_stderr(_mean_se)
 def aggregate_generation_failure_rate(items: list) -> float:
     """Share of items whose generation failed (scored 0 in every accuracy, not unparsable)."""
     return status.mean(items, "cwi generation_failure_rate")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lmms_plugins.utils import status as st
+from lmms_plugins.utils.stderr import rate_se, with_stderr
 
 from . import metrics as M
 from .refusal_text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
@@ -346,17 +347,26 @@ def model_prompt(doc: Mapping, setting: str) -> str:
     return doc_to_text(doc, {"setting": setting}) if doc.get("prompt_en") is not None else ""
 
 
+#: The record fields the aggregations of every metric but ``dod_run`` read (outcomes, pairs,
+#: categories, statuses). With --log_samples each metric's value is written per sample: the full
+#: record (texts: refusal evidence, reasons) is kept once, on ``dod_run``.
+SLIM_FIELDS = ("case_id", "pair_id", "category", "feasible", "has_image", "refused", "edit_ok", "status")
+FULL_RECORD_METRIC = "dod_run"
+
+
 @st.never_raises(metrics=METRIC_NAMES)
 def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> dict:
     rec = score_sample(doc, results[0] if results else None, setting)
     out = {}
-    fields_ = rec.to_dict()
+    full = rec.to_dict()
+    slim = {k: full[k] for k in SLIM_FIELDS}
     for m in M.METRICS:
         o = M.outcome(m, rec)
-        out[m] = st.sample(o.value, o.status, o.reason, rec.case_id, applicable=o.applicable, record=fields_)
+        out[m] = st.sample(o.value, o.status, o.reason, rec.case_id, applicable=o.applicable, record=slim)
+    out[FULL_RECORD_METRIC] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=full)
     for m in METRIC_NAMES:
-        if m not in out:
-            out[m] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=fields_)
+        if m not in out:  # the sample's reason is on dod_run
+            out[m] = st.sample(None, rec.status, "", rec.case_id, applicable=False, record=slim)
     return out
 
 
@@ -389,6 +399,11 @@ def _tally(metric: str, items: list) -> M.Tally:
 
 
 def _rate_fn(metric: str):
+    def se(items: list) -> float | None:
+        t = _tally(metric, items)
+        return rate_se(t.success, t.total)
+
+    @with_stderr(se)
     def aggregate(items: list) -> float:
         if metric in M.METRICS:
             st.report(f"dod {metric}", [i for i in items if isinstance(i, dict) and i.get("applicable", True)])
@@ -410,7 +425,9 @@ def _counts_fn(metric: str):
 
 def _category_fn(category: str):
     def aggregate(items: list) -> dict:
-        return M.category_counts(_records(items), category)
+        records = [r for r in _records(items) if r.category == category and r.feasible is not None]
+        # no request of this category in the run: {} (lmms-eval's table leaves out an empty value)
+        return M.category_counts(records, category) if records else {}
 
     aggregate.__name__ = f"aggregate_category_{category}"
     aggregate.__doc__ = f"Category {category}: metric -> [success, reviewed, pending, total]."

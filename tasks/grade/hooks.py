@@ -17,10 +17,12 @@ Per-sample statuses (besides ``ok``):
 from __future__ import annotations
 
 import logging
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 from lmms_plugins.utils import status as st
+from lmms_plugins.utils.stderr import with_stderr
 
 log = logging.getLogger("lmms_plugins.grade")
 
@@ -257,30 +259,51 @@ def _overall(items, name):
     return score_group(_samples(items), n_resamples=0)
 
 
+def _se(name: str):
+    def se(items):
+        from lmms_plugins.tasks.grade.scoring import standard_error
+
+        return standard_error(_samples(items), name)
+
+    return se
+
+
+@with_stderr(_se("strict"))
 def agg_strict(items):
     return _overall(items, "grade_strict").strict
 
 
+@with_stderr(_se("lenient"))
 def agg_lenient(items):
     return _overall(items, "grade_lenient").lenient
 
 
+@with_stderr(_se("reasoning"))
 def agg_reasoning(items):
     return _overall(items, "grade_reasoning").reasoning
 
 
+@with_stderr(_se("consistency"))
 def agg_consistency(items):
     return _overall(items, "grade_consistency").consistency
 
 
+@with_stderr(_se("readability"))
 def agg_readability(items):
     return _overall(items, "grade_readability").readability
 
 
 def agg_breakdown(items):
-    """Overall, per domain and per sub_task scores with 95 % bootstrap intervals, and status counts."""
-    from lmms_plugins.tasks.grade.scoring import breakdown
+    """Run facts for the table (samples, status counts). lmms-eval prints every aggregated value in its
+    table, so the per-domain and per-sub-task scores go to the log, one short line each, not into this row
+    (``scoring.breakdown`` gives them all, with intervals, from the samples file's records)."""
+    from lmms_plugins.tasks.grade.scoring import breakdown_lines, score_group
     from lmms_plugins.utils.generation_failure import warn_once
 
     warn_once(items, "grade")  # once per task: this metric is aggregated once
-    return breakdown(_samples(items, "grade_breakdown"))
+    samples = _samples(items, "grade_breakdown")
+    for line in breakdown_lines(samples):  # printed: lmms-eval's log level hides INFO
+        print(f"[lmms_plugins] grade: {line}", file=sys.stderr)
+    overall = score_group(samples, n_resamples=0)
+    return {"n": overall.n, "n_consistency": overall.n_consistency, "status_counts": dict(overall.status_counts)}
+

@@ -178,6 +178,7 @@ class _Images:
         self.paths = {"original": original, "edited": edited, "reference": reference}
         self._parts: dict[str, dict] = {}
         self._digests: dict[str, str] = {}
+        self._lock = threading.Lock()  # R, C and L are asked from three threads: decode each image once
 
     def _fail(self, name: str, exc: Exception) -> Exception:
         cls = BadEditedImage if name == "edited" else BadDatasetImage
@@ -196,12 +197,13 @@ class _Images:
     def part(self, name: str) -> dict:
         from lmms_plugins.utils.images import ImageError
 
-        if name not in self._parts:
-            try:
-                self._parts[name] = image_part(self.paths[name])
-            except (ImageError, OSError) as exc:
-                raise self._fail(name, exc) from None
-        return self._parts[name]
+        with self._lock:
+            if name not in self._parts:
+                try:
+                    self._parts[name] = image_part(self.paths[name])
+                except (ImageError, OSError) as exc:
+                    raise self._fail(name, exc) from None
+            return self._parts[name]
 
 
 def _ask(client, build, key_data: dict, prompt: Prompt, parse) -> DimensionResult:
@@ -240,6 +242,17 @@ def judge_sample(
     skipped = DimensionResult(value=None, error="not asked")
     qs = list(questions)
     imgs = _Images(original, edited, reference)
+    # The questions are independent: they are asked at the same time, from up to three threads, so
+    # a judge-bound run gets 3x the requests in flight of its process_docs_parallel threads. Each
+    # dimension's answer (and cache key) is what it was when they were asked one after another.
+    # The digests come first, in the serial order, so a missing file raises what it raised before.
+    asks_c = consistency_type != "none" and "C" in need
+    for name in (["original", "edited", "reference"] if "R" in need else []) + (["original", "edited"] if asks_c else []) + (["edited"] if "L" in need else []):
+        imgs.digest(name)
+    jobs: dict = {}
+
+    def later(dim: str, fn):
+        jobs[dim] = fn
 
     R = skipped
     if "R" in need:
@@ -249,8 +262,8 @@ def judge_sample(
         system = p.render(**variables)
         key = {"dim": "R", "system": system, "questions": _questions_text(qs),
                "images": [imgs.digest("original"), imgs.digest("edited"), imgs.digest("reference")]}
-        build = lambda: reasoning_messages(system, qs, imgs.part("original"), imgs.part("edited"), imgs.part("reference"))  # noqa: E731
-        R = _ask(client, build, key, p, functools.partial(_parse_rubric, qs))
+        build = lambda system=system: reasoning_messages(system, qs, imgs.part("original"), imgs.part("edited"), imgs.part("reference"))  # noqa: E731
+        later("R", functools.partial(_ask, client, build, key, p, functools.partial(_parse_rubric, qs)))
     C: DimensionResult | None = None
     if consistency_type != "none":
         C = skipped
@@ -258,15 +271,29 @@ def judge_sample(
             p = prompts[f"consistency_{consistency_type}"]
             system = p.render(instruction=instruction, questions=[], questions_json="[]")
             key = {"dim": "C", "system": system, "images": [imgs.digest("original"), imgs.digest("edited")]}
-            build = lambda: consistency_messages(system, imgs.part("original"), imgs.part("edited"))  # noqa: E731
-            C = _ask(client, build, key, p, _parse_scale_text)
+            build_c = lambda system=system: consistency_messages(system, imgs.part("original"), imgs.part("edited"))  # noqa: E731
+            later("C", functools.partial(_ask, client, build_c, key, p, _parse_scale_text))
     L = skipped
     if "L" in need:
         p = prompts["readability"]
         system = p.render(instruction=instruction, questions=[], questions_json="[]")
         key = {"dim": "L", "system": system, "images": [imgs.digest("edited")]}
-        L = _ask(client, lambda: readability_messages(system, imgs.part("edited")), key, p, _parse_scale_text)
-    return JudgedSample(R=R, C=C, L=L)
+        build_l = lambda system=system: readability_messages(system, imgs.part("edited"))  # noqa: E731
+        later("L", functools.partial(_ask, client, build_l, key, p, _parse_scale_text))
+    done = _run_together(jobs)
+    return JudgedSample(R=done.get("R", R), C=done.get("C", C), L=done.get("L", L))
+
+
+def _run_together(jobs: dict) -> dict:
+    """dim -> DimensionResult, the jobs run in threads of their own; the first exception (in R, C, L
+    order: an unreadable image) is raised once all have ended."""
+    if len(jobs) <= 1:
+        return {dim: fn() for dim, fn in jobs.items()}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="grade-judge") as pool:
+        futures = {dim: pool.submit(fn) for dim, fn in jobs.items()}
+    return {dim: f.result() for dim, f in futures.items()}
 
 
 def _parse_rubric(questions: list[Question], text: str) -> RubricVerdict:

@@ -147,3 +147,48 @@ def breakdown(samples: Iterable[SampleScore], *, n_resamples: int = 1000, seed: 
             {"task_id": s.task_id, "status": s.status, "reason": s.reason} for s in samples if s.status != "ok"
         ][:50],
     }
+
+
+def standard_error(samples: Sequence[SampleScore], name: str) -> float | None:
+    """Standard error of one published score (``strict``, ``lenient``, ``reasoning``, ``consistency``,
+    ``readability``) in its unit (0-100), as lmms-eval computes it for a mean (sd with n - 1, / sqrt n).
+
+    Each score is a mean of per-sample values (pending as 0); lenient is a weighted sum of three means
+    over two denominators, so it is written as the mean of z_i = 0.6 * 100 R_i + 0.1 * 50 L_i
+    + 0.3 * 50 C_i * n / n_c (C_i only where consistency applies), whose mean is exactly lenient."""
+    from lmms_plugins.utils.stderr import mean_se
+
+    rows = _rows(samples)
+    n = len(rows)
+    n_c = sum(1 for r in rows if not math.isnan(r[1]))
+    if name == "strict":
+        return mean_se([100.0 * r[3] for r in rows])
+    if name == "reasoning":
+        return mean_se([100.0 * r[0] for r in rows])
+    if name == "readability":
+        return mean_se([50.0 * r[2] for r in rows])
+    if name == "consistency":
+        return mean_se([50.0 * r[1] for r in rows if not math.isnan(r[1])])
+    if name == "lenient":
+        if not n_c:
+            return None
+        w_r, w_c, w_l = WEIGHTS
+        return mean_se([w_r * 100.0 * r[0] + w_l * 50.0 * r[2] + (0.0 if math.isnan(r[1]) else w_c * 50.0 * r[1] * n / n_c)
+                        for r in rows])
+    raise KeyError(f"unknown GRADE score {name!r}")
+
+
+def breakdown_lines(samples: Iterable[SampleScore]) -> list[str]:
+    """Short readable lines: each domain and sub-task with its size, strict and lenient score."""
+    samples = sorted(samples, key=lambda s: s.task_id)
+    groups: dict[str, dict[str, list[SampleScore]]] = {"domain": {}, "sub_task": {}}
+    for s in samples:
+        groups["domain"].setdefault(s.domain, []).append(s)
+        groups["sub_task"].setdefault(s.sub_task or "(none)", []).append(s)
+    lines = []
+    for kind, by in groups.items():
+        for key, members in sorted(by.items()):
+            g = score_group(members, n_resamples=0)
+            lenient_txt = "n/a" if g.lenient is None else f"{g.lenient:.1f}"
+            lines.append(f"{kind} {key}: n {g.n}, strict {g.strict:.1f}, lenient {lenient_txt}")
+    return lines

@@ -152,8 +152,8 @@ def test_judge_mode_through_the_hooks_with_a_user_prompt(tmp_path, monkeypatch):
         infeas = hooks.process_results(docs["pose_adjustment-1-infeasible"], [json.dumps({"text": refusal_text, "images": []})])
         assert feas["E"]["value"] == 1.0 and feas["D_f"]["value"] == 0.0
         assert infeas["D_strict"]["value"] == 1.0
-        assert infeas["D_strict"]["record"]["refusal_evidence"] == "Moving and staying contradict each other."
-        assert infeas["D_strict"]["record"]["reason_correct"] is True
+        assert infeas["dod_run"]["record"]["refusal_evidence"] == "Moving and staying contradict each other."
+        assert infeas["dod_run"]["record"]["reason_correct"] is True
         assert server.calls == 3  # two refusal questions + one edit question
 
     with FakeJudgeServer(lambda r: "no json here") as server:

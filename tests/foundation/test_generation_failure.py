@@ -117,7 +117,7 @@ def test_dod_failure_is_neither_a_decline_nor_an_edit(dod_docs):
     for doc in (infeasible, feasible):
         for raw in ("", json.dumps({"text": "", "images": []}), FAILURES[0]):
             out = hooks.process_results(doc, [raw])
-            record = out["sample_statuses"]["record"]
+            record = out["dod_run"]["record"]  # the full record is kept on dod_run only
             assert record["status"] == GENERATION_FAILED and record["refused"] is None and record["has_image"] is None
             assert "maximum context length" in record["reason"] or raw != FAILURES[0]
             for metric in ("E", "D_strict", "D_lenient", "D_f"):

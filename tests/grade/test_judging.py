@@ -24,6 +24,7 @@ from judge_server import FakeJudgeServer, Reply, Sleep, image_urls  # noqa: E402
 
 from lmms_plugins.tasks.grade import hooks, judging  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
+from lmms_plugins.tasks.grade.scoring import breakdown  # noqa: E402
 
 
 @pytest.fixture
@@ -93,8 +94,8 @@ def test_full_judging_matches_hand_computed_scores(data, judge_env):
     assert hooks.agg_lenient(items) == pytest.approx(exp["lenient"])
     assert hooks.agg_strict(items) == pytest.approx(exp["strict"])
     assert hooks.agg_consistency(items) == pytest.approx(exp["consistency"])
-    b = hooks.agg_breakdown(items)
-    assert b["status_counts"] == {"missing_image": 1, "ok": 5}
+    assert hooks.agg_breakdown(items) == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
+    b = breakdown(hooks._samples(items))  # the details: from the records (the log prints them)
     assert set(b["by_domain"]) == {"physics", "sports", "chemistry", "math", "eco"}
     assert b["by_domain"]["physics"]["n"] == 2  # physics_mech + engineering_views
 
