@@ -536,18 +536,18 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except (ValueError, RecursionError):
             continue
-    # Then the first decodable object or array anywhere in the text, in two linear passes:
-    # (1) each bracket with a matching close (found in one scan) is decoded from a slice of just
-    # that span; (2) as before, a decode from every opening bracket. Both stop once their tries
-    # have read a fixed multiple of the text, so junk full of brackets costs linear time.
+    # Then the first decodable object or array anywhere in the text, in two passes that stop once
+    # their tries have cost a fixed multiple of the text (so junk full of brackets costs linear
+    # time): (1) each bracket span with a matching close, outer before inner, is decoded from a
+    # slice of just that span; (2) as before, a decode from every opening bracket.
     budget = _SCAN_FACTOR * len(stripped) + 1_000_000
     for i, j in _bracket_spans(stripped):
         try:
             return json.loads(stripped[i:j + 1])
         except ValueError:
-            budget -= j - i + 1
+            budget -= 2 * (j - i + 1) + _TRY_COST  # the decode, and the scan for the spans inside
         except RecursionError:
-            budget -= max(j - i + 1, _RECURSION_COST)
+            break  # brackets nested ~1000 deep: junk, and the spans inside are as deep
         if budget <= 0:
             break
     decoder = json.JSONDecoder()
@@ -558,9 +558,9 @@ def extract_json(text: str) -> Any:
             value, _ = decoder.raw_decode(stripped, i)
             return value
         except ValueError:
-            budget -= i + 1  # a failed decode costs its position (the error counts line numbers)
+            budget -= i + _TRY_COST  # a failed decode costs its position (the error counts line numbers)
         except RecursionError:
-            budget -= max(len(stripped), _RECURSION_COST)  # thousands of nested brackets: give up soon
+            break  # thousands of nested brackets: junk
         if budget <= 0:
             break
     raise ValueError(f"no JSON found in the judge's reply: {stripped[:120]!r}")
@@ -568,39 +568,53 @@ def extract_json(text: str) -> Any:
 
 _JSON_START = re.compile(r"[{\[]")
 _JSON_TOKEN = re.compile(r'[{}\[\]"\\]')
-_SCAN_FACTOR = 8  # decode tries may read at most this many times the reply
-_RECURSION_COST = 200_000  # a try that hit the recursion limit went ~1000 calls deep: as dear as that many characters
+_SCAN_FACTOR = 4  # decode tries may cost at most this many times the reply, in characters read
+_TRY_COST = 64  # one decode call, as characters read
 
 
-def _bracket_spans(text: str):
-    """(open, close) index pairs of matching brackets, by opening position; quotes count only
-    inside brackets (prose may have stray ones). One scan over the bracket and quote characters."""
-    spans, stack = [], []
-    in_string = escaped = False
-    for m in _JSON_TOKEN.finditer(text):
+def _top_spans(text: str, lo: int, hi: int):
+    """(open, close) of the outermost matching bracket pairs in ``text[lo:hi]``, in order.
+
+    Quotes count only inside brackets (prose has stray ones); a mismatched close drops the
+    region. Memory: one byte per open bracket.
+    """
+    openers = bytearray()
+    in_string, escaped_at, start = False, -2, -1
+    for m in _JSON_TOKEN.finditer(text, lo, hi):
         ch, pos = m.group(), m.start()
         if in_string:
-            if escaped and pos == escaped_at + 1:
-                escaped = False
-                continue
-            escaped = False
-            if ch == "\\":
-                escaped, escaped_at = True, pos
+            if pos == escaped_at + 1:  # the character after a backslash
+                escaped_at = -2
+            elif ch == "\\":
+                escaped_at = pos
             elif ch == '"':
                 in_string = False
             continue
         if ch == '"':
-            in_string = bool(stack)
+            in_string = bool(openers)
         elif ch in "{[":
-            stack.append((ch, pos))
-        elif ch in "}]" and stack:
-            opener, start = stack.pop()
-            if (opener == "{") == (ch == "}"):
-                spans.append((start, pos))
+            if not openers:
+                start = pos
+            openers.append(ord(ch))
+        elif openers:
+            if openers.pop() == (123 if ch == "}" else 91):  # "{" / "["
+                if not openers:
+                    yield start, pos
             else:
-                stack.clear()  # mismatched: nothing open can be JSON any more
-    spans.sort()
-    return spans
+                openers.clear()
+
+
+def _bracket_spans(text: str):
+    """Every matching bracket span of ``text`` by opening position (outer before inner), found
+    lazily: the spans inside one are only looked for when the caller asks for more."""
+    pending = [_top_spans(text, 0, len(text))]
+    while pending:
+        span = next(pending[-1], None)
+        if span is None:
+            pending.pop()
+            continue
+        yield span
+        pending.append(_top_spans(text, span[0] + 1, span[1]))
 
 
 __all__ = [

@@ -1,0 +1,188 @@
+"""Time and peak memory of every parser and detector against input size (issue #15).
+
+    python benchmarks/fuzz_scaling.py [--max-size 5000000] [--budget 20] [--only NAME] [--json out.json]
+
+For each function (the model output parser, CwI's span finder, answer parser and rules, DoD's
+refusal detector and [ABSTAIN] check, the judge reply parser, GRADE's verdict parsing, the
+per-sample record sanitiser) and each adversarial input family (one endless sentence, ". "
+repeated, unclosed tags, thousands of brackets, endless digits, random junk), the input grows from
+1 KB to 5 MB (x4 per step). Printed per (function, family):
+
+* ``slope``: least-squares slope of log(time) against log(size) over the 4 largest sizes
+  measured (1 = linear, 2 = quadratic). Goal: <= 1.1.
+* ``time@max``: seconds at the largest size measured (a series stops growing once one call
+  takes more than ``--budget`` seconds: then the goal is missed and the row says so).
+* ``mem/input``: peak memory Python allocated during the call (tracemalloc, run separately from
+  the timing) divided by the input's size in bytes (UTF-8), at the largest size. Goal: <= 20.
+
+Exit status 1 when a row misses a goal. Figures depend on the machine; the slope and the
+memory ratio do not (much).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import tracemalloc
+from typing import Callable
+
+SIZES = [1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000, 5_000_000]
+SLOPE_GOAL = 1.1
+MEMORY_GOAL = 20.0
+
+
+# ------------------------------------------------------------------ inputs of about n characters
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda n: (unit * (n // len(unit) + 1))[:n]
+
+
+def _junk(n: int) -> str:
+    rng = random.Random(n)
+    alphabet = "abc xyz 0123456789.,;:!?()[]{}<>\"'\\/\n\t-+=_*&^%$#@~`İß😀中"
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+FAMILIES: dict[str, Callable[[int], str]] = {
+    "sentence": _repeat("I cannot draw it "),  # one endless sentence
+    "dots": _repeat(". "),
+    "think": _repeat("<think>"),  # unclosed reasoning tags
+    "answer_tags": _repeat("<answer>"),
+    "brackets": lambda n: "[" * n,
+    "closed_brackets": lambda n: "[" * (n // 2) + "]" * (n // 2),
+    "json_objects": _repeat('{"a": 1, '),
+    "digits": lambda n: "<answer>" + "9" * n + "</answer>",
+    "numbers": lambda n: "<answer>[" + _repeat("1, ")(n) + "]</answer>",
+    "junk": _junk,
+}
+
+
+# ------------------------------------------------------------------ the functions measured
+def _swallow(fn: Callable[[str], object], *errors) -> Callable[[str], object]:
+    def run(text: str):
+        try:
+            return fn(text)
+        except errors:
+            return None  # the documented "no answer here" of a parser
+
+    return run
+
+
+def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
+    from lmms_plugins.tasks.cwi.answer_parse import find_span, parse_answer
+    from lmms_plugins.tasks.cwi.rules import score
+    from lmms_plugins.tasks.cwi.task_rules import rule_for_task
+    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain
+    from lmms_plugins.tasks.grade.records import Question
+    from lmms_plugins.tasks.grade.rubric import match_answers, parse_scale
+    from lmms_plugins.utils.judge_client import extract_json
+    from lmms_plugins.utils.model_output import parse_model_output
+    from lmms_plugins.utils.status import sample
+
+    int_rule, points_rule = rule_for_task("color_count"), rule_for_task("brightest_blob")
+    questions = (Question("Q1", "Is it?", 0.5), Question("Q2", "Is that?", 0.5))
+    text_families = ("sentence", "dots", "think", "brackets", "json_objects", "junk")
+    answer_families = ("answer_tags", "brackets", "closed_brackets", "digits", "numbers", "junk")
+    json_families = ("think", "brackets", "closed_brackets", "json_objects", "junk")
+    return {
+        "parse_model_output": (parse_model_output, text_families + ("closed_brackets",)),
+        "parse_model_output(json)": (lambda t: parse_model_output(json.dumps({"text": t, "images": []})), text_families),
+        "cwi.find_span": (find_span, answer_families + ("think",)),
+        "cwi.parse_answer": (_swallow(parse_answer, ValueError), answer_families),
+        "cwi.score(int)": (lambda t: score(int_rule, t, "14"), answer_families),
+        "cwi.score(points)": (lambda t: score(points_rule, t, "[[10, 20]]"), answer_families),
+        "dod.detect_refusal": (detect_refusal, text_families),
+        "dod.official_abstain": (official_abstain, text_families),
+        "judge.extract_json": (_swallow(extract_json, ValueError), json_families),
+        "grade.rubric": (_swallow(lambda t: match_answers(questions, extract_json(t)), ValueError), json_families),
+        "grade.scale": (_swallow(lambda t: parse_scale(extract_json(t)), ValueError), json_families),
+        "status.sample": (lambda t: sample(0.0, "ok", t, "id", predicted=[t]), ("junk", "sentence")),
+    }
+
+
+# ------------------------------------------------------------------ measuring
+def _time(fn, text: str) -> float:
+    start = time.perf_counter()
+    fn(text)
+    return time.perf_counter() - start
+
+
+def _peak(fn, text: str) -> int:
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        fn(text)
+        return max(0, tracemalloc.get_traced_memory()[1] - base)
+    finally:
+        tracemalloc.stop()
+
+
+def slope(points: list[tuple[int, float]]) -> float:
+    pts = [(math.log(n), math.log(max(t, 1e-7))) for n, t in points[-4:]]
+    if len(pts) < 2:
+        return float("nan")
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    den = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / den if den else float("nan")
+
+
+def measure(fn, family: Callable[[int], str], sizes: list[int], budget: float) -> dict:
+    times, stopped = [], None
+    for n in sizes:
+        text = family(n)
+        runs = [_time(fn, text)]
+        while len(runs) < 7 and sum(runs) < 0.3 and runs[-1] <= budget:  # small times: the minimum of several runs
+            runs.append(_time(fn, text))
+        t = min(runs)
+        times.append((n, t))
+        if t > budget:
+            stopped = n
+            break
+    n_max = times[-1][0]
+    text = family(n_max)
+    mem = _peak(fn, text) if times[-1][1] <= budget else None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return {"times": times, "slope": slope(times), "time_at_max": times[-1][1], "max_size": n_max,
+            "stopped_at": stopped, "mem_ratio": None if mem is None else mem / size}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--max-size", type=int, default=SIZES[-1])
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds one call may take before a series stops")
+    ap.add_argument("--only", default="", help="measure only functions whose name contains this")
+    ap.add_argument("--json", default="", help="write the rows to this file")
+    args = ap.parse_args(argv)
+    sizes = [s for s in SIZES if s <= args.max_size]
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    rows, failed = [], 0
+    header = f"{'function':26} {'input':16} {'slope':>6} {'time@max':>9} {'max size':>9} {'mem/input':>9}  goal"
+    print(header)
+    print("-" * len(header))
+    for name, (fn, families) in functions().items():
+        if args.only and args.only not in name:
+            continue
+        for fam in families:
+            r = measure(fn, FAMILIES[fam], sizes, args.budget)
+            ok = (r["stopped_at"] is None and not (r["slope"] > SLOPE_GOAL)
+                  and r["mem_ratio"] is not None and r["mem_ratio"] <= MEMORY_GOAL)
+            failed += not ok
+            mem = "-" if r["mem_ratio"] is None else f"{r['mem_ratio']:.1f}"
+            note = "ok" if ok else ("MISSED" + (f" (stopped: {r['time_at_max']:.1f}s at {r['stopped_at']:,})" if r["stopped_at"] else ""))
+            print(f"{name:26} {fam:16} {r['slope']:6.2f} {r['time_at_max']:9.3f} {r['max_size']:9,} {mem:>9}  {note}", flush=True)
+            rows.append({"function": name, "input": fam, **r, "ok": ok})
+    print(f"\n{len(rows) - failed}/{len(rows)} rows meet both goals (slope <= {SLOPE_GOAL} over the 4 largest sizes, "
+          f"peak memory <= {MEMORY_GOAL:.0f}x the input)")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows, fh, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
