@@ -237,3 +237,24 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
     for task in ("dod_no_hint", "abacus_add_easy"):
         assert {k: v for k, v in two["results"][task].items() if "stderr" not in k} == \
                {k: v for k, v in one["results"][task].items() if "stderr" not in k}, task
+
+
+def test_flux_kontext_pipeline_gets_its_own_arguments(tmp_path_factory, tmp_path, single_thread):
+    """A second family (transformer + flow matching, guidance_scale / true_cfg_scale / max_area):
+    the wrapper passes what FluxKontextPipeline declares and refuses InstructPix2Pix's knob."""
+    from tiny_diffusers import build_tiny_flux_kontext
+
+    flux = build_tiny_flux_kontext(tmp_path_factory.mktemp("flux") / "tiny-flux-kontext")
+    with pytest.raises(ValueError, match=r"unknown model_args \['image_guidance_scale'\].*true_cfg_scale"):
+        make_model(flux, tmp_path, image_guidance_scale=1.5)
+    model = make_model(flux, tmp_path, guidance_scale=3.5, true_cfg_scale=2.0, negative_prompt="", max_area=3072,
+                       _auto_resize="false", max_sequence_length=16, batch_size=2)
+    assert model.pipeline_class == "FluxKontextPipeline" and model.batch_size == 1  # not a batching-checked pipeline
+    assert model.call_kwargs == {"num_inference_steps": STEPS, "guidance_scale": 3.5, "true_cfg_scale": 2.0, "negative_prompt": "",
+                                 "max_area": 3072, "_auto_resize": False, "max_sequence_length": 16}
+    model.task_dict = {"edit_task": {"test": {0: {"visuals": [canvas((200, 40, 40), size=(64, 48))]},
+                                              1: {"visuals": [canvas((200, 40, 40), size=(64, 48))]}}}}
+    answers = model.generate_until([Request("make the square blue", 0), Request("make the square blue", 1), Request("make the square blue", 0)])
+    images = [decoded(a) for a in answers]
+    assert max(images[0].shape[:2]) <= 64  # max_area and _auto_resize=False kept it small
+    assert np.array_equal(images[0], images[2]) and np.abs(images[0] - images[1]).mean() > 1

@@ -1,9 +1,12 @@
-"""A tiny random-weight InstructPix2Pix pipeline, built and saved by the tests (no hub, no download).
+"""Tiny random-weight editing pipelines, built and saved by the tests (no hub, no download).
 
-Same components and shapes as ``timbrooks/instruct-pix2pix`` (UNet with 8 input channels: 4 noise
-latents + 4 image latents; KL VAE; CLIP text encoder; CLIP BPE tokenizer; Euler-ancestral
-scheduler), only tiny: about 0.5 MB on disk, a 64 px edit in ~0.1 s on one CPU core. Its images
-are noise-like, which is all the wrapper's plumbing needs.
+* InstructPix2Pix: the components and shapes of ``timbrooks/instruct-pix2pix`` (UNet with 8 input
+  channels: 4 noise latents + 4 image latents; KL VAE; CLIP text encoder; CLIP BPE tokenizer;
+  Euler-ancestral scheduler), only tiny: about 0.5 MB on disk, a 64 px edit in ~0.1 s on one core.
+* FLUX.1 Kontext: FLUX transformer, CLIP + T5 encoders, flow-matching scheduler (the shapes of
+  diffusers' own tests of that pipeline).
+
+Their images are noise-like, which is all the wrapper's plumbing needs.
 """
 
 from __future__ import annotations
@@ -69,6 +72,44 @@ def build_tiny_instruct_pix2pix(folder: Path) -> Path:
     pipe = StableDiffusionInstructPix2PixPipeline(
         vae=vae, text_encoder=text_encoder, tokenizer=tokenizer, unet=unet, scheduler=EulerAncestralDiscreteScheduler(),
         safety_checker=None, feature_extractor=None, requires_safety_checker=False,
+    )
+    pipe.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_flux_kontext(folder: Path) -> Path:
+    """Save a tiny FluxKontextPipeline at ``folder``: FLUX transformer, CLIP + T5 text encoders (a
+    T5 unigram tokenizer over letters, written here), 1-channel KL VAE, flow-matching scheduler.
+    Call it with ``max_area`` and ``_auto_resize=False``: by default Kontext works at ~1 MP."""
+    import torch
+    from diffusers import AutoencoderKL, FlowMatchEulerDiscreteScheduler, FluxKontextPipeline, FluxTransformer2DModel
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer, T5Config, T5EncoderModel, T5Tokenizer
+
+    folder = Path(folder)
+    vocab_file, merges_file = write_clip_tokenizer_files(folder.parent / (folder.name + "_tokenizer_src"))
+    clip_tokenizer = CLIPTokenizer(str(vocab_file), str(merges_file), model_max_length=32)
+    clip_vocab = clip_tokenizer.get_vocab()
+    t5_tokenizer = T5Tokenizer(vocab=[("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+                               + [(c, -1.0) for c in "\u2581abcdefghijklmnopqrstuvwxyz.,:;!?'-0123456789"], extra_ids=0)
+    torch.manual_seed(0)
+    transformer = FluxTransformer2DModel(
+        patch_size=1, in_channels=4, num_layers=1, num_single_layers=1, attention_head_dim=16, num_attention_heads=2,
+        joint_attention_dim=32, pooled_projection_dim=32, axes_dims_rope=[4, 4, 8],
+    )
+    clip = CLIPTextModel(CLIPTextConfig(
+        vocab_size=len(clip_vocab), hidden_size=32, intermediate_size=37, num_hidden_layers=1, num_attention_heads=4,
+        max_position_embeddings=32, projection_dim=32, bos_token_id=clip_vocab["<|startoftext|>"],
+        eos_token_id=clip_vocab["<|endoftext|>"], pad_token_id=clip_vocab["<|endoftext|>"],
+    ))
+    t5 = T5EncoderModel(T5Config(vocab_size=len(t5_tokenizer), d_model=32, d_kv=8, d_ff=37, num_layers=1, num_heads=4,
+                                 relative_attention_num_buckets=8))
+    vae = AutoencoderKL(
+        sample_size=32, in_channels=3, out_channels=3, block_out_channels=(4,), layers_per_block=1, latent_channels=1,
+        norm_num_groups=1, use_quant_conv=False, use_post_quant_conv=False, shift_factor=0.0609, scaling_factor=1.5035,
+    )
+    pipe = FluxKontextPipeline(
+        scheduler=FlowMatchEulerDiscreteScheduler(), vae=vae, text_encoder=clip, tokenizer=clip_tokenizer,
+        text_encoder_2=t5, tokenizer_2=t5_tokenizer, transformer=transformer, image_encoder=None, feature_extractor=None,
     )
     pipe.save_pretrained(folder)
     return folder
