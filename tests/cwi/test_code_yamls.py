@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-
 from lmms_plugins.tasks.cwi import make_yamls
 from lmms_plugins.tasks.cwi.catalog import FAMILIES, TASKS
 
@@ -43,10 +42,9 @@ def test_code_groups_cover_the_card():
 
 
 def test_a_failing_sandbox_is_recorded_not_raised(monkeypatch):
-    from PIL import Image
-
-    import lmms_plugins.utils.sandbox as sandbox
     from lmms_plugins.tasks.cwi import code_hooks
+    from lmms_plugins.utils import sandbox
+    from PIL import Image
 
     def broken(*a, **k):
         raise OSError("no scratch folder")
