@@ -1,6 +1,7 @@
 """Accuracy of the DoD refusal detector (rules + classifier) on its labelled sets.
 
-    python benchmarks/dod_refusal_detector.py [--split frozen|tuning|all] [--errors] [--fit]
+    python benchmarks/dod_refusal_detector.py [--split frozen|tuning|all] [--text all|reasoning] [--errors] [--fit]
+    python benchmarks/dod_refusal_detector.py --readings
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
   tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
@@ -15,6 +16,13 @@
 * ``--fit``: 5-fold cross-validation on the tuning material (train the classifier on 4/5, score
   the rest) and a grid search of the combination weights; prints the best ones.
 * ``--errors``: list the misclassified responses (tuning split only; the frozen split stays unread).
+* ``--text all|reasoning``: what the detector reads (``refusal_text.py``). ``all`` (default here:
+  the labels of these sets were written on the whole output, so the figures stay comparable) or
+  ``reasoning`` (the package's default, the official protocol): the detector reads the reasoning
+  part and a label counts only if its evidence lies in it (or it is the official ``[ABSTAIN]``).
+* ``--readings``: on each labelled set, how many responses have a reasoning part, how many labels
+  change between the two readings (conclusions only after ``</think>``), how many of the combined
+  detector's decisions change, and its accuracy under each reading against that reading's labels.
 * ``--scaling``: time and peak memory of ``detect_refusal`` and ``extract_json`` against input size
   (1 KB to 5 MB of adversarial text: one long sentence, ". " repeated, unclosed ``<think>``), with the
   log-log slope (1 = linear; below 1 = the bounded window at work).
@@ -32,6 +40,7 @@ from pathlib import Path
 
 from lmms_plugins.tasks.dod import refusal_classifier as C
 from lmms_plugins.tasks.dod.refusal_rules import official_abstain, rule_refusal
+from lmms_plugins.tasks.dod.refusal_text import detect_in, reasoning_part, text_to_read
 
 ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "tests" / "dod" / "data" / "refusal_frozen.jsonl"
@@ -68,6 +77,85 @@ def load(split: str) -> list[dict]:
         r.setdefault("category", "maze" if r.get("domain") == "maze" else r.get("category", "real"))
         r.setdefault("style", r.get("kind", "?"))
     return rows
+
+
+# Hand labels for the reasoning reading (read once, after the splits were frozen): the frozen splits
+# carry no evidence span, so each of their conclusions whose output also has a final answer is
+# listed; two tuning rows whose evidence span is in the answer but whose reasoning concludes too.
+# None of the non-conclusions turns into one when the answer is dropped (all read).
+REASONING_LABELS = ROOT / "tests" / "dod" / "data" / "refusal_frozen_reasoning_labels.jsonl"
+
+
+def _hand_reasoning_labels() -> dict[str, bool]:
+    rows = C.load_rows([REASONING_LABELS])
+    return {r["id"]: bool(r["label_reasoning"]) for r in rows}
+
+
+def reasoning_label(row: dict, hand: dict[str, bool] | None = None) -> bool:
+    """The row's label when only the reasoning is read: a conclusion whose evidence lies outside the
+    reasoning part no longer counts; the official token keeps its position rule. Rows without an
+    evidence span whose output has a final answer take the hand label (an error when it is missing)."""
+    text = row["text"]
+    if not row["label"] or official_abstain(text):
+        return bool(row["label"])
+    part = reasoning_part(text)
+    if not part.answer.strip():
+        return True  # nothing outside the reasoning: the label stands
+    hand = _hand_reasoning_labels() if hand is None else hand
+    if row["id"] in hand:
+        return hand[row["id"]]
+    ev = row.get("evidence") or ""
+    if ev:
+        return ev in part.text
+    if row["id"] not in hand:
+        raise KeyError(f"{row['id']}: a conclusion without evidence and with a final answer has no label in {REASONING_LABELS.name}")
+    return hand[row["id"]]
+
+
+def apply_reading(rows: list[dict], reading: str) -> list[dict]:
+    """The rows as the detector sees them under ``reading``, with that reading's labels."""
+    if reading == "all":
+        return rows
+    hand = _hand_reasoning_labels()
+    return [{**r, "text": r["text"] if official_abstain(r["text"]) else text_to_read(r["text"], reading),
+             "label": reasoning_label(r, hand)} for r in rows]
+
+
+SETS = (("frozen", [FROZEN]), ("frozen2", [FROZEN2]), ("tuning, generated", [C.TUNING_FILES[1]]),
+        ("tuning, earlier", [C.TUNING_FILES[0]]))
+
+
+def readings() -> None:
+    """Effect of the reading (reasoning vs all) on each labelled set."""
+    print("set: responses | with a think tag | with text after the reasoning | conclusions (all -> reasoning) | "
+          "labels changed | decisions changed (refusal -> not, not -> refusal) | accuracy all / reasoning")
+    for name, paths in SETS:
+        rows = C.load_rows(paths)
+        hand = _hand_reasoning_labels()
+        tagged = after = labels_changed = to_not = to_yes = right_all = right_reasoning = 0
+        conclusions_all = conclusions_reasoning = 0
+        examples = []
+        for r in rows:
+            text, y_all = r["text"], bool(r["label"])
+            part = reasoning_part(text)
+            y_reasoning = reasoning_label(r, hand)
+            tagged += part.tagged
+            after += bool(part.answer.strip())
+            conclusions_all += y_all
+            conclusions_reasoning += y_reasoning
+            labels_changed += y_all != y_reasoning
+            d_all, d_reasoning = detect_in(text, "all").refused, detect_in(text, "reasoning").refused
+            to_not += d_all and not d_reasoning
+            to_yes += d_reasoning and not d_all
+            right_all += d_all == y_all
+            right_reasoning += d_reasoning == y_reasoning
+            if d_all != d_reasoning and len(examples) < 3:
+                examples.append(f"{r['id']}: {d_all} -> {d_reasoning}, label {y_all} -> {y_reasoning}")
+        n = len(rows)
+        print(f"{name}: {n} | {tagged} | {after} | {conclusions_all} -> {conclusions_reasoning} | {labels_changed} | "
+              f"{to_not + to_yes} ({to_not}, {to_yes}) | {right_all / n:.3f} / {right_reasoning / n:.3f}")
+        for e in examples:
+            print(f"    e.g. {e}")
 
 
 def score_items(rows: list[dict], model=None) -> list[dict]:
@@ -183,16 +271,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--errors", action="store_true", help="print misclassified responses (not for the frozen split)")
     ap.add_argument("--fit", action="store_true", help="cross-validate on the tuning material and search the weights")
     ap.add_argument("--scaling", action="store_true", help="time and peak memory against input size")
+    ap.add_argument("--text", choices=("all", "reasoning"), default="all",
+                    help="what the detector reads (and which labels count): the whole output or the reasoning part")
+    ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     args = ap.parse_args(argv)
+    if args.readings:
+        readings()
+        return 0
     if args.scaling:
         scaling()
         return 0
     if args.fit:
         fit(C.load_rows())
         return 0
-    rows = load(args.split)
+    rows = apply_reading(load(args.split), args.text)
     items = score_items(rows)
-    print(f"split {args.split}: {len(rows)} responses, {sum(r['label'] for r in rows)} conclusions; "
+    print(f"split {args.split} (text: {args.text}): {len(rows)} responses, {sum(r['label'] for r in rows)} conclusions; "
           f"classifier trained on {C.default_model().n_train} sentences of the tuning material")
     print(f"rules alone:      {fmt(scores([(it['y'], it['rules']) for it in items]))}")
     print(f"classifier alone: {fmt(scores([(it['y'], it['clf']) for it in items]))}")

@@ -50,6 +50,7 @@ class ReasoningPart:
     tagged: bool  # the output has at least one think tag
     blocks: int  # reasoning blocks found (0 when untagged)
     unclosed: bool  # the last block was never closed (output cut off while reasoning)
+    answer: str = ""  # the text outside the reasoning blocks, without their tags (what only ``all`` adds)
 
 
 def reasoning_part(text: str | None) -> ReasoningPart:
@@ -59,7 +60,8 @@ def reasoning_part(text: str | None) -> ReasoningPart:
     if not tags:
         return ReasoningPart(text, False, 0, False)
     pieces: list[str] = []
-    blocks = 0
+    outside: list[str] = []
+    pos, blocks = 0, 0
     start = 0 if tags[0].group(1) else None  # a closing tag first: the block began in the prompt
     for m in tags:
         closing = bool(m.group(1))
@@ -68,13 +70,18 @@ def reasoning_part(text: str | None) -> ReasoningPart:
             blocks += closing
             start = None if closing else m.end()
         elif not closing:
+            outside.append(text[pos:m.start()])
             start = m.end()
-        # a closing tag outside any block stays answer text
+        else:  # a closing tag outside any block stays answer text
+            continue
+        pos = m.end()
     unclosed = start is not None
     if unclosed:
         pieces.append(text[start:])
         blocks += 1
-    return ReasoningPart("\n".join(pieces), True, blocks, unclosed)
+    else:
+        outside.append(text[pos:])
+    return ReasoningPart("\n".join(pieces), True, blocks, unclosed, "".join(outside))
 
 
 def text_to_read(text: str | None, reading: str) -> str:

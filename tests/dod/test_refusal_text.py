@@ -83,7 +83,8 @@ def test_reasoning_part_definition():
     assert reasoning_part("<think>a</think>b").text == "a"
     assert reasoning_part("a</think>b").text == "a"
     p = reasoning_part("<think>a</think>b<THINKING>c</thinking>d<think>e")
-    assert (p.text, p.blocks, p.unclosed, p.tagged) == ("a\nc\ne", 3, True, True)
+    assert (p.text, p.blocks, p.unclosed, p.tagged, p.answer) == ("a\nc\ne", 3, True, True, "bd")
+    assert reasoning_part("x<think>a</think>y").answer == "xy"
     assert reasoning_part("<think>a</think>b</think>c").text == "a"  # a stray closing tag stays answer
     assert reasoning_part("<think>a<think>b</think>c").text == "a\nb"  # a repeated opening tag is dropped
     p = reasoning_part("plain text")
