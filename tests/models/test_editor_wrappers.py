@@ -247,3 +247,76 @@ def test_bagel_model_ids_of_lmms_eval_0_7_3_do_not_load_and_the_packages_alias_d
     with pytest.raises(Exception, match="bagel_umm"):
         get_model("bagel_umm")
     assert get_model("lmms_eval_bagel").__name__ == "BagelUMM"
+
+
+# --------------------------------------------------------------------------- wrappers that cannot edit
+
+
+def counted_requests(built):
+    """One request per task whose doc_to_visual counts its calls (the input image is read or not)."""
+    import copy
+
+    calls = []
+    out = []
+    for _name, (task, instances) in built.items():
+        inst = copy.copy(instances[0])
+
+        def doc_to_visual(doc, _task=task):
+            calls.append(doc)
+            return _task.doc_to_visual(doc)
+
+        inst.arguments = (inst.args[0], dict(inst.args[1]), doc_to_visual, *inst.args[3:])
+        out.append(inst)
+    return out, calls
+
+
+def test_bagel_unig2u_generation_mode_never_reads_the_input_image(simple_requests, tmp_path):
+    from lmms_eval.models.simple import bagel_unig2u as umod
+
+    received = []
+
+    def inferencer(text, think=False, image=None, **params):  # bagel's InterleaveInferencer
+        received.append(image)
+        return {"text": "", "image": Image.new("RGB", (8, 8), (9, 9, 9))}
+
+    model = umod.BagelUniG2U.__new__(umod.BagelUniG2U)
+    model._rank, model._world_size, model.mode, model.continual_mode, model.seed = 0, 1, "generation", False, 0
+    for name, value in dict(show_thinking=False, max_new_tokens=64, max_think_token_n=64, do_sample=False, text_temperature=0.3,
+                            cfg_text_scale=4.0, cfg_img_scale=2.0, cfg_interval=0.4, timestep_shift=3.0, num_timesteps=2,
+                            cfg_renorm_min=0.0, cfg_renorm_type="global", image_shapes=(8, 8)).items():
+        setattr(model, name, value)
+    model.output_image_dir = str(tmp_path)
+    model.inferencer = inferencer
+    model.task_dict = {name: task.dataset for name, (task, _) in simple_requests.items()}
+    requests, visual_calls = counted_requests(simple_requests)
+    outputs = model.generate_until(requests)
+    assert visual_calls == [] and received == [None] * len(requests)  # text-to-image: no input image
+    assert all(parse_model_output(o).has_image for o in outputs)  # an image comes back, unrelated to the input
+
+
+def test_mmada_generation_mode_never_reads_the_input_image(simple_requests, tmp_path, monkeypatch):
+    import torch
+    from lmms_eval.models.simple import mmada as mmod
+
+    seen_ids = []
+
+    def generate(model, input_ids, **kwargs):  # MMaDA's own `generate` module, replaced
+        seen_ids.append(input_ids)
+        return torch.cat([input_ids, torch.full((input_ids.shape[0], 256), 1000 + 7)], dim=1)
+
+    monkeypatch.setitem(sys.modules, "generate", types.SimpleNamespace(generate=generate))
+    text_tokenizer = type("Tok", (), {"apply_chat_template": staticmethod(lambda messages, **kw: torch.tensor([[1, 2, 3]])),
+                                      "__len__": lambda self: 1000})()
+    model = mmod.MMaDA.__new__(mmod.MMaDA)
+    model.__dict__.update(model="mmada-weights", _rank=0, _world_size=1, mode="generation", continual_mode=False, seed=0, device="cpu",
+                          generation_timesteps=2, temperature=1.0, guidance_scale=1.0, output_image_dir=str(tmp_path),
+                          uni_prompting=types.SimpleNamespace(text_tokenizer=text_tokenizer, sptids_dict={"<|t2i|>": 5}),
+                          tokenizer=types.SimpleNamespace(mask_token_id=0),
+                          vq_model=types.SimpleNamespace(decode_code=lambda codes: torch.zeros(1, 3, 8, 8)))
+    model.task_dict = {name: task.dataset for name, (task, _) in simple_requests.items()}
+    requests, visual_calls = counted_requests(simple_requests)
+    outputs = [json.loads(o) for o in model.generate_until(requests)]
+    assert visual_calls == []  # the input image is never read
+    assert all(ids.tolist() == [[5, 1, 2, 3]] for ids in seen_ids)  # the t2i token and the prompt: nothing else
+    for inst, out in zip(requests, outputs):
+        assert out["text"] == f"Generated image for prompt: {inst.args[0]}" and len(out["images"]) == 1
