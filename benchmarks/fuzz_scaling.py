@@ -8,9 +8,12 @@ per-sample record sanitiser) and each adversarial input family (one endless sent
 repeated, unclosed tags, thousands of brackets, endless digits, random junk), the input grows from
 1 KB to 5 MB (x4 per step). Printed per (function, family):
 
-* ``slope``: least-squares slope of log(time) against log(size) over the 4 largest sizes
-  measured (1 = linear, 2 = quadratic). Goal: <= 1.1.
-* ``time@max``: seconds at the largest size measured (a series stops growing once one call
+* ``slope``: least-squares slope of log(time) against log(size) over the sizes from 1 MB up
+  (1, 2 and 5 MB; 1 = linear, 2 = quadratic); each time is the minimum of up to 7 runs. Below
+  1 MB the input fits in the CPU caches and fresh allocations are cheaper, which makes even a
+  linear pass look super-linear between 64 KB and 1 MB. Goal: <= 1.1.
+* ``time@max``: CPU seconds (``time.process_time``: the functions are single-threaded, and on a
+  shared machine wall time mostly measures the neighbours) at the largest size measured (a series stops growing once one call
   takes more than ``--budget`` seconds: then the goal is missed and the row says so).
 * ``mem/input``: peak memory Python allocated during the call (tracemalloc, run separately from
   the timing) divided by the input's size in bytes (UTF-8), at the largest size. Goal: <= 20.
@@ -30,7 +33,8 @@ import time
 import tracemalloc
 from typing import Callable
 
-SIZES = [1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000, 5_000_000]
+SIZES = [1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000, 2_000_000, 5_000_000]
+FIT_FROM = 1_000_000  # the slope is fitted from here up: below, cache and allocator effects dominate
 SLOPE_GOAL = 1.1
 MEMORY_GOAL = 20.0
 
@@ -41,7 +45,7 @@ def _repeat(unit: str) -> Callable[[int], str]:
 
 
 def _junk(n: int) -> str:
-    rng = random.Random(n)
+    rng = random.Random(0)  # the same prefix at every size
     alphabet = "abc xyz 0123456789.,;:!?()[]{}<>\"'\\/\n\t-+=_*&^%$#@~`İß😀中"
     return "".join(rng.choice(alphabet) for _ in range(n))
 
@@ -105,9 +109,9 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
 
 # ------------------------------------------------------------------ measuring
 def _time(fn, text: str) -> float:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time of this process: other processes on the machine do not count
     fn(text)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def _peak(fn, text: str) -> int:
@@ -122,7 +126,9 @@ def _peak(fn, text: str) -> int:
 
 
 def slope(points: list[tuple[int, float]]) -> float:
-    pts = [(math.log(n), math.log(max(t, 1e-7))) for n, t in points[-4:]]
+    fit = [(n, t) for n, t in points if n >= FIT_FROM]
+    fit = fit if len(fit) >= 2 else points[-3:]  # a series that stopped early: its last points
+    pts = [(math.log(n), math.log(max(t, 1e-7))) for n, t in fit]
     if len(pts) < 2:
         return float("nan")
     mx = sum(x for x, _ in pts) / len(pts)
@@ -136,7 +142,7 @@ def measure(fn, family: Callable[[int], str], sizes: list[int], budget: float) -
     for n in sizes:
         text = family(n)
         runs = [_time(fn, text)]
-        while len(runs) < 7 and sum(runs) < 0.3 and runs[-1] <= budget:  # small times: the minimum of several runs
+        while len(runs) < 7 and sum(runs) < 1.0 and runs[-1] <= budget:  # small times: the minimum of several runs
             runs.append(_time(fn, text))
         t = min(runs)
         times.append((n, t))
@@ -176,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             note = "ok" if ok else ("MISSED" + (f" (stopped: {r['time_at_max']:.1f}s at {r['stopped_at']:,})" if r["stopped_at"] else ""))
             print(f"{name:26} {fam:16} {r['slope']:6.2f} {r['time_at_max']:9.3f} {r['max_size']:9,} {mem:>9}  {note}", flush=True)
             rows.append({"function": name, "input": fam, **r, "ok": ok})
-    print(f"\n{len(rows) - failed}/{len(rows)} rows meet both goals (slope <= {SLOPE_GOAL} over the 4 largest sizes, "
+    print(f"\n{len(rows) - failed}/{len(rows)} rows meet both goals (slope <= {SLOPE_GOAL} from 1 MB up, "
           f"peak memory <= {MEMORY_GOAL:.0f}x the input)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
