@@ -150,8 +150,9 @@ class OpenAIImageEdit(OnCPU, lmms):
         super().__init__()
         import openai
 
-        if kwargs:
-            logger.warning(f"openai_image_edit: ignoring unknown model_args {sorted(kwargs)}")
+        unknown = sorted(set(kwargs) - {"batch_size", "max_batch_size", "device"})  # lmms-eval passes these to every model
+        if unknown:
+            logger.warning(f"openai_image_edit: ignoring unknown model_args {unknown}")
         key = api_key or os.environ.get("OPENAI_API_KEY", "")
         if not key:
             raise ValueError("openai_image_edit needs an API key: model_args api_key=... or the environment variable OPENAI_API_KEY")

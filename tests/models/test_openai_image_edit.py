@@ -206,3 +206,17 @@ def test_missing_api_key_is_a_clear_error(tmp_path, monkeypatch):
         OpenAIImageEdit(base_url="http://127.0.0.1:9/v1", output_dir=str(tmp_path))
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
     assert OpenAIImageEdit(base_url="http://127.0.0.1:9/v1", output_dir=str(tmp_path)).client.api_key == "from-env"
+
+
+def test_unknown_model_args_are_named_and_lmms_evals_own_are_not(tmp_path):
+    from loguru import logger
+
+    lines = []
+    sink = logger.add(lines.append, level="WARNING")
+    try:
+        make_model(None, tmp_path, batch_size=1, max_batch_size=None, device="cuda")
+        assert not lines
+        make_model(None, tmp_path, qualty="high")
+        assert "ignoring unknown model_args ['qualty']" in str(lines[-1])
+    finally:
+        logger.remove(sink)
