@@ -1,0 +1,97 @@
+"""DoD regressions of issue #15: a bad output image is ``bad_image`` with the decoder's reason (6),
+on mazes and on real-world requests with a judge (no call made); a path outside the allowed
+folders is never opened (8)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dod_fixtures import make_dataset, png, read_jsonl
+from judge_server import FakeJudgeServer
+
+from lmms_plugins.tasks.dod import hooks
+
+BAD_FILES = {
+    "empty": b"",
+    "junk": b"this is not an image",
+    "truncated_png": None,  # made from a real PNG below
+}
+
+
+@pytest.fixture(scope="module")
+def dod(tmp_path_factory):
+    root = make_dataset(tmp_path_factory.mktemp("dod") / "dod", pairs_per_category=1, maze_pairs=1)
+    docs = {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
+    return root, docs
+
+
+@pytest.fixture
+def no_judge(monkeypatch):
+    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_DOD_REFUSAL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def bad_image(tmp_path, kind: str):
+    path = tmp_path / f"{kind}.png"
+    if kind == "truncated_png":
+        good = png(tmp_path / "good.png", (10, 200, 10), size=(256, 256))
+        data = good.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        path.write_bytes(BAD_FILES[kind])
+    return path
+
+
+def answer(path, text="Done.") -> str:
+    return json.dumps({"text": text, "images": [str(path)]})
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_dod_bad_image_on_a_maze_is_bad_image_not_unreadable_grid(dod, no_judge, tmp_path, kind):
+    _, docs = dod
+    res = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer(bad_image(tmp_path, kind))])
+    e = res["E"]
+    assert e["status"] == "bad_image" and e["value"] is None, e
+    assert kind + ".png" in e["reason"] and "unreadable_grid" not in e["reason"]
+    assert e["record"]["edit_ok"] is None and e["record"]["has_image"] is True
+
+
+def test_dod_bad_image_on_an_infeasible_maze_draws_no_conclusion(dod, no_judge, tmp_path):
+    _, docs = dod
+    rec = hooks.score_sample(docs["synthetic-maze-001-infeasible"], answer(bad_image(tmp_path, "junk"), "It cannot be done."))
+    assert rec.status == "bad_image" and rec.maze_drew_path is None and "junk.png" in rec.reason
+
+
+@pytest.mark.parametrize("kind", ["junk", "truncated_png"])
+def test_dod_bad_image_with_the_edit_judge_is_bad_image_and_costs_no_call(dod, tmp_path, monkeypatch, kind):
+    _, docs = dod
+    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
+    with FakeJudgeServer(lambda req: '{"task_image_correct": true, "unrelated_content_preserved": true}') as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(bad_image(tmp_path, kind))])
+        assert server.calls == 0
+    assert res["E"]["status"] == "bad_image" and res["E"]["value"] is None, res["E"]
+    assert kind in res["E"]["reason"]
+
+
+def test_dod_good_image_with_the_edit_judge_still_asks(dod, tmp_path, monkeypatch):
+    _, docs = dod
+    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
+    with FakeJudgeServer(lambda req: '{"task_image_correct": true, "unrelated_content_preserved": true}') as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(png(tmp_path / "ok.png", (9, 9, 9)))])
+        assert server.calls == 1
+    assert res["E"]["status"] == "ok" and res["E"]["value"] == 1.0
+
+
+def test_dod_output_path_outside_allowed_folders_is_missing_image(dod, no_judge):
+    _, docs = dod
+    res = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer("/etc/passwd")])
+    assert res["E"]["status"] == "missing_image"
+    assert "outside the allowed image folders" in res["E"]["reason"]
