@@ -1,7 +1,7 @@
 """``diffusers_edit`` with a tiny random-weight InstructPix2Pix pipeline that the tests build and save
 (tiny_diffusers.py): the wrapper directly (requests, batching, seeds, failures, load errors), and
-the real lmms-eval CLI on dod_no_hint + abacus_add_easy in one process and under torchrun with two
-processes, which must give the same images."""
+the real lmms-eval CLI on dod_no_hint + abacus_add_easy + grade in one process and under torchrun
+with two processes, which must give the same images."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dod"))  # dod_fixtures
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("dod", "grade")]  # dod_fixtures, grade_fixtures
 
 pytest.importorskip("diffusers", reason='diffusers_edit needs diffusers (pip install -e ".[test]" brings it)')
 
@@ -151,19 +151,22 @@ def test_load_errors_say_what_is_wrong(tiny_pipeline, tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------------------ real lmms-eval CLI
 
-TASKS = "dod_no_hint,abacus_add_easy"
+TASKS = "dod_no_hint,abacus_add_easy,grade"
 
 
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory):
     from dod_fixtures import make_dataset
+    from grade_fixtures import make_dataset as make_grade_dataset
 
     from lmms_plugins.tasks.abacus import synthetic as syn
 
     base = tmp_path_factory.mktemp("diffusers_data")
     dod = make_dataset(base / "dod", pairs_per_category=1, maze_pairs=1)  # 12 real-world + 2 maze requests
     assert syn.main(["--out", str(base / "abacus"), "--n", "2", "--seed", "11"]) == 0
-    return {"LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
+    grade = make_grade_dataset(base / "grade")  # 6 diagrams
+    return {"LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_PREFLIGHT": "off",  # no judge: GRADE verdicts stay pending
+            "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
             "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "",
             "LMMS_PLUGINS_ABACUS_ROOT": str(base / "abacus"), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
             "OMP_NUM_THREADS": "1"}  # what torchrun gives each rank: the same float reductions in both runs
@@ -189,6 +192,8 @@ def _scored(results: dict) -> None:
     assert dod["E_counts,none"]["reviewed"] == 1  # the feasible maze: the verifier read the drawn image
     abacus = results["results"]["abacus_add_easy"]["abacus_leaderboard,none"]
     assert abacus["status_counts"] == {"ok": 2} and abacus["n"] == 2
+    # every GRADE edit reached the judging step (no judge here: pending, never a generation failure)
+    assert results["results"]["grade"]["grade_breakdown,none"]["status_counts"] == {"judge_error": 6}
 
 
 def _torchrun() -> str:
@@ -205,7 +210,7 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
     args = f"pretrained={tiny_pipeline},num_inference_steps={STEPS},max_side=64,seed=7"
     one = run_lmms_eval(TASKS, "diffusers_edit", f"{args},output_dir={tmp_path / 'one'}", out_dir=tmp_path / "run1", env=datasets)
     images_one = _images_by_sample(one)
-    assert len(images_one) == 16  # 14 DoD requests + 2 ABACUS samples, each with its own image
+    assert len(images_one) == 22  # 14 DoD requests + 2 ABACUS + 6 GRADE samples, each with its own image
     for (task, doc_id), path in images_one.items():
         assert path == tmp_path / "one" / task / f"{doc_id:06d}.png"
         with Image.open(path) as im:
@@ -234,7 +239,7 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
         assert path == tmp_path / "two" / key[0] / f"{key[1]:06d}.png"
         assert path.read_bytes() == images_one[key].read_bytes(), f"{key}: 2 processes drew another image than 1"
     _scored(two)
-    for task in ("dod_no_hint", "abacus_add_easy"):
+    for task in TASKS.split(","):
         assert {k: v for k, v in two["results"][task].items() if "stderr" not in k} == \
                {k: v for k, v in one["results"][task].items() if "stderr" not in k}, task
 
