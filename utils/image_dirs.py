@@ -5,8 +5,10 @@ photo (which a judge would then receive). So an output image is read only when i
 (symlinks resolved) lies under one of these folders:
 
 * ``LMMS_PLUGINS_IMAGE_DIRS``: extra folders, separated by ``os.pathsep`` (``:`` on Linux);
-* ``./logs`` under the current folder: lmms-eval's image wrappers save there by default
-  (``./logs/bagel_images``, ``./logs/<model>_persistent_folder``, ...);
+* the default output folders of the image wrappers, under the current folder: ``./logs``
+  (lmms-eval 0.7.3's wrappers: ``./logs/bagel_images``, ``./logs/<model>_persistent_folder``, ...),
+  ``./qwen_edit_generated_images`` (lmms-eval's ``qwen_image_edit``) and
+  ``./diffusers_edit_outputs`` (this package's ``diffusers_edit``);
 * the system temporary folder (``tempfile.gettempdir()``): this package's wrappers write to a
   new temporary folder when they get no ``output_dir``;
 * the folders on lmms-eval's command line: ``--output_path`` and every ``--model_args`` value
@@ -28,6 +30,8 @@ import tempfile
 from pathlib import Path
 
 ENV_IMAGE_DIRS = "LMMS_PLUGINS_IMAGE_DIRS"
+#: Default output folders of image wrappers, relative to the current folder (see the module doc).
+WRAPPER_DEFAULT_DIRS = ("logs", "qwen_edit_generated_images", "diffusers_edit_outputs")
 _PATH_WORDS = ("dir", "folder", "path", "output", "image", "save")
 
 
@@ -72,7 +76,9 @@ def _folder(path: str) -> Path | None:
 def allowed_image_dirs() -> tuple[Path, ...]:
     """The folders output images may come from, resolved, without duplicates (see the module doc)."""
     explicit = [d for d in os.environ.get(ENV_IMAGE_DIRS, "").split(os.pathsep) if d.strip()]
-    implied = [os.path.join(os.getcwd(), "logs"), tempfile.gettempdir(), *command_line_paths(), *_data_roots()]
+    cwd = os.getcwd()
+    implied = [*(os.path.join(cwd, d) for d in WRAPPER_DEFAULT_DIRS), tempfile.gettempdir(),
+               *command_line_paths(), *_data_roots()]
     dirs: list[Path] = []
     for raw in explicit + implied:
         folder = _folder(raw)

@@ -69,10 +69,11 @@ def test_image_confinement_refuses_system_files_without_touching_them():
 def test_image_confinement_allows_the_default_folders(sandboxed_tmp):
     in_tmp = _png(sandboxed_tmp / "t" / "run" / "a.png")
     in_logs = _png(sandboxed_tmp / "cwd" / "logs" / "bagel_images" / "b.png")  # lmms-eval wrappers' default
+    qwen = _png(sandboxed_tmp / "cwd" / "qwen_edit_generated_images" / "q.png")  # qwen_image_edit's default
     outside = _png(sandboxed_tmp / "other" / "c.png")
     in_cwd_not_logs = _png(sandboxed_tmp / "cwd" / "d.png")
-    out = parse_model_output(answer(in_tmp, in_logs, outside, in_cwd_not_logs))
-    assert out.images == (str(in_tmp), str(in_logs))
+    out = parse_model_output(answer(in_tmp, in_logs, qwen, outside, in_cwd_not_logs))
+    assert out.images == (str(in_tmp), str(in_logs), str(qwen))
     assert set(out.refused) == {str(outside), str(in_cwd_not_logs)}
 
 
