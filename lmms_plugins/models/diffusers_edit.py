@@ -7,7 +7,7 @@
 
 ``pretrained`` is a hub id or a local folder holding a saved pipeline (``model_index.json``); it is
 loaded with ``DiffusionPipeline.from_pretrained``, so the pipeline class comes from the folder
-(InstructPix2Pix, Qwen-Image-Edit(-Plus), FLUX.1 Kontext, FLUX.2, Step1X-style...).
+(InstructPix2Pix, Qwen-Image-Edit(-Plus), FLUX.1 Kontext, FLUX.2, LongCat-Image-Edit, ...).
 
 Each request: the input image(s) from the task's ``doc_to_visual``, the prompt from the task's
 context, a generator seeded from (``seed``, task, doc id) by a stable hash, and the pipeline
@@ -27,7 +27,7 @@ Multi-process: under ``torchrun --nproc_per_node N $(which lmms-eval) ...`` lmms
 rank its share of the documents; each rank loads the pipeline on its own device
 (``cuda:$LOCAL_RANK`` with ``device=auto``). A sample's seed depends only on (seed, task, doc id),
 so its image does not depend on the number of processes (with ``batch_size=1``: batching
-changes float rounding, which can move a pixel value by one).
+changes float rounding, which can move pixel values slightly).
 """
 
 from __future__ import annotations
