@@ -493,7 +493,11 @@ def build(runs: list[Run]) -> Comparison:
                 for r in runs:
                     for v in (r.tasks[task].values.values() if task in r.tasks else ()):
                         if isinstance(v, dict) and isinstance(v.get("refusal_mode"), str):
-                            modes[r.label] = v["refusal_mode"]
+                            # which text decided (DoD README, "Which text decides a refusal"); runs
+                            # made before the key existed read the whole output
+                            modes[r.label] = v["refusal_mode"] + {
+                                "reasoning": " on the reasoning (official)",
+                                "all": " on the reasoning and final answer"}.get(v.get("refusal_text"), "")
                 if modes:
                     protocol[bench] = PROTOCOL_NOTES["dod"] + " Refusal detection in these runs: " + ", ".join(
                         f"{label}: {mode}" for label, mode in modes.items()) + "."

@@ -255,10 +255,12 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
 
     # refusal conclusion, read in the reasoning (official) or the whole output (refusal_text.py)
     from .refusal_rules import official_abstain
-    from .refusal_text import detect_in, text_to_read
+    from .refusal_text import conclusion_only_after_think, detect_in, text_to_read
 
     reading = refusal_reading()
     rules = detect_in(out.text, reading)
+    # judge-free, in every mode: how much the reading decides in this run (dod_run)
+    after_think = conclusion_only_after_think(out.text, reading, rules)
     refused: bool | None = rules.refused
     evidence, rule = rules.evidence, rules.rule
     status, reason = out_status, out_reason
@@ -292,6 +294,7 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
+                          conclusion_only_after_think=after_think,
                           status=status, reason=reason)
 
 

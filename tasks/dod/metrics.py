@@ -53,6 +53,8 @@ class SampleRecord:
     reason_correct: bool | None = None  # refusal judge: does the stated reason match the ground truth?
     edit_reason: str = ""
     maze_drew_path: bool | None = None  # infeasible maze with an image: a start-to-end path drawn anyway?
+    # the detector finds a conclusion in the whole output but not in its reasoning part (refusal_text.py)
+    conclusion_only_after_think: bool = False
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""
 
@@ -267,6 +269,8 @@ def run_facts(records: Iterable[SampleRecord]) -> dict[str, Any]:
         "refusal_reason_correct": sum(1 for r in records if r.feasible is False and r.refused and r.reason_correct),
         # infeasible mazes answered with an image in which a start-to-end path was drawn (through a wall)
         "maze_infeasible_path_drawn": sum(1 for r in records if r.maze_drew_path),
+        # what the reading decides: conclusions the official reading (reasoning only) does not see
+        "conclusions_only_after_think": sum(1 for r in records if r.conclusion_only_after_think),
     }
 
 

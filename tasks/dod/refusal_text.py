@@ -99,3 +99,20 @@ def detect_in(text: str | None, reading: str):
     if reading == "all" or official_abstain(text):
         return detect_refusal(text)
     return detect_refusal(text_to_read(text, reading))
+
+
+def conclusion_only_after_think(text: str | None, reading: str, decision=None) -> bool:
+    """The detector finds a conclusion when it reads the whole output but none in the reasoning part
+    alone: a refusal that counts under ``all`` and not under ``reasoning``. ``decision``: the
+    detector's answer already computed under ``reading`` (saves one pass). False for an output with
+    no text outside its reasoning and for the official ``[ABSTAIN]`` (counted in both readings)."""
+    from .refusal_rules import detect_refusal, official_abstain
+
+    part = reasoning_part(text)
+    if not part.answer.strip() or official_abstain(text):
+        return False
+    known = {reading: decision} if decision is not None else {}
+    whole = known.get("all") or detect_refusal(text)
+    if not whole.refused:
+        return False
+    return not (known.get("reasoning") or detect_refusal(part.text)).refused

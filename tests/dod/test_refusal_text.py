@@ -39,9 +39,11 @@ def score(doc, text: str) -> dict:
 def test_a_conclusion_only_after_think_is_not_a_refusal_by_default_and_is_one_with_all(docs, monkeypatch):
     r = score(docs[CASE], AFTER_THINK)
     assert r["refused"] is False and r["D"] == 0.0 and r["refusal_evidence"] == ""
+    assert r["conclusion_only_after_think"] is True  # counted in dod_run: what the reading decided
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "all")
     r = score(docs[CASE], AFTER_THINK)
     assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION
+    assert r["conclusion_only_after_think"] is True
 
 
 def test_a_conclusion_inside_think_counts_in_both_readings_with_its_evidence(docs, monkeypatch):
@@ -50,6 +52,7 @@ def test_a_conclusion_inside_think_counts_in_both_readings_with_its_evidence(doc
         monkeypatch.setenv(ENV_REFUSAL_TEXT, reading)
         r = score(docs[CASE], text)
         assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION, reading
+        assert r["conclusion_only_after_think"] is False
 
 
 def test_without_think_tags_the_whole_text_is_the_reasoning(docs):
@@ -100,7 +103,9 @@ def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, mo
         hooks.process_docs(None)  # checked before the dataset is read
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "ALL")
     out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})])
-    assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "all"
+    inside = hooks.process_results(docs[CASE], [json.dumps({"text": f"<think>{CONCLUSION}</think>No.", "images": []})])
+    run = hooks.aggregate_run([out["dod_run"], inside["dod_run"]])
+    assert run["refusal_text"] == "all" and run["conclusions_only_after_think"] == 1
     monkeypatch.delenv(ENV_REFUSAL_TEXT)
     assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "reasoning"
 
@@ -141,3 +146,16 @@ def test_the_judge_reads_only_the_reasoning_and_evidence_outside_it_is_rejected(
     assert server.calls == 4 and CONCLUSION in seen[0] and "reasoning and final text" in seen[0]
     assert r["status"] == "ok" and r["refused"] is True and r["refusal_evidence"] == CONCLUSION
     assert r["refusal_rule"] == ("judge" if mode == "judge" else "hybrid_judge")
+
+
+def test_compare_states_which_text_decided(tmp_path):
+    from reporting.runs import write_run
+
+    from lmms_plugins import compare as C
+
+    for name, reading in (("a", "reasoning"), ("b", "all")):
+        counts = {"D_strict": {"success": 1, "reviewed": 10, "pending": 0, "total": 10, "rate": 0.1},
+                  "refusal_mode": "rules", "refusal_text": reading}
+        write_run(tmp_path / name, {"dod_no_hint": {"E": 0.7, "D_strict": 0.1, "D_f": 0.0, "dod_run": counts}})
+    text = C.compare([tmp_path / "a", tmp_path / "b"], labels=["A", "B"]).text
+    assert "Refusal detection in these runs: A: rules on the reasoning (official), B: rules on the reasoning and final answer." in text
