@@ -1065,6 +1065,25 @@ def _get_zygote(caps: dict) -> _Zygote:
         return z
 
 
+def _after_fork_in_child() -> None:
+    # a forked evaluator (multiprocessing, data loaders) starts its own worker if it needs one;
+    # the parent's worker must still see EOF when the parent exits, and no lock may stay taken
+    global _zygote, _zygote_lock, _uid_lock
+    z, _zygote = _zygote, None
+    if z is not None:
+        try:
+            z.sock.close()
+        except OSError:
+            pass
+    _zygote_lock = threading.Lock()
+    _uid_lock = threading.Lock()
+    _uids_in_use.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def warm_up() -> bool:
     """Start the warm worker now (it takes a few seconds to import the libraries) instead of at
     the first warm execution. False where it cannot run (not root with namespaces)."""
