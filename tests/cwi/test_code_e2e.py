@@ -85,10 +85,14 @@ class ProbeModel:
     def __init__(self):
         self.lock = threading.Lock()
         self.seen: list[dict] = []
+        self.rounds: list[int] = []  # the round of each request, in arrival order
 
     def __call__(self, request: dict) -> str:
         text = message_text(request)
-        if "=== Result of running the code of reply 1 ===" not in text:
+        first = "=== Result of running the code of reply 1 ===" not in text
+        with self.lock:
+            self.rounds.append(1 if first else 2)
+        if first:
             return "I will compute it.\n" + PROBE
         m = re.search(r"stdout:\nNONCE ([0-9a-f]{6}) CHECKSUM (\d+)", text)
         urls = image_urls(request)
@@ -135,6 +139,7 @@ def test_openai_wrapper_gets_the_executions_output(tmp_path, run_lmms_eval, flav
         assert ex[0]["images"][0]["name"] == "probe.png"
         assert sample["rounds_used"]["value"] == 2 and sample["executions"]["value"] == 1
         assert sample["accuracy"]["value"] == 0.0  # scored like cwi_alignment: a nonce is no shift
+    assert model.rounds == [1, 1, 2, 2]  # batched: both items' round 1 before any round 2 (lmms-eval alone: 1, 2, 1, 2)
     for seen in model.seen:  # the saved image came back as the last of 3 images (2 item images + probe)
         assert seen["n_images"] == 3 and seen["colour"] == tuple(bytes.fromhex(seen["nonce"]))
     assert res["results"]["cwi_code_alignment"]["executions,none"] == 1.0
