@@ -112,6 +112,8 @@ def load_pipeline(pretrained: str, dtype, device: str, offload: str = "none"):
     """``DiffusionPipeline.from_pretrained`` with errors that say what is wrong."""
     if not pretrained:
         raise ValueError("diffusers_edit needs model_args pretrained=<hub id or local pipeline folder>")
+    if offload not in ("none", "model", "sequential"):
+        raise ValueError(f"diffusers_edit: offload must be none, model or sequential; got {offload!r}")
     try:
         from diffusers import DiffusionPipeline
     except ImportError as exc:
@@ -124,16 +126,14 @@ def load_pipeline(pretrained: str, dtype, device: str, offload: str = "none"):
     source = str(folder.resolve()) if folder is not None else pretrained
     try:
         pipe = DiffusionPipeline.from_pretrained(source, dtype=dtype)
-    except (OSError, ValueError) as exc:  # hub id not cached offline, broken folder, wrong class...
-        raise RuntimeError(f"diffusers_edit: cannot load the pipeline {pretrained!r}: {exc}") from exc
+    except Exception as exc:  # hub id not cached offline, broken folder, a component's missing package...
+        raise RuntimeError(f"diffusers_edit: cannot load the pipeline {pretrained!r}: {type(exc).__name__}: {exc}") from exc
     if offload == "model":
         pipe.enable_model_cpu_offload(device=device)
     elif offload == "sequential":
         pipe.enable_sequential_cpu_offload(device=device)
-    elif offload == "none":
-        pipe.to(device)
     else:
-        raise ValueError(f"diffusers_edit: offload must be none, model or sequential; got {offload!r}")
+        pipe.to(device)
     pipe.set_progress_bar_config(disable=True)  # one progress bar for the run, not one per image
     return pipe
 
@@ -251,7 +251,7 @@ class DiffusersEdit(lmms):
         "multiple values for keyword argument" when model_args names them too."""
         from lmms_eval import utils
 
-        args = utils.simple_parse_args_string(arg_string or "")
+        args = dict(arg_string) if isinstance(arg_string, dict) else utils.simple_parse_args_string(arg_string or "")
         extra = {k: v for k, v in (additional_config or {}).items() if v is not None and k not in args}
         return cls(**args, **extra)
 
