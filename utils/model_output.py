@@ -109,7 +109,7 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
         paths = _image_list(payload.get("images"), problems)
         if isinstance(payload.get("error"), str) and payload["error"]:
             problems.append(f"model reported: {payload['error']}")
-    elif stripped.lower().startswith(_SAVED_PREFIX):
+    elif stripped[: len(_SAVED_PREFIX)].lower() == _SAVED_PREFIX:  # not .lower() of the whole output
         # "Generated image saved to: <path>" (one wrapper's format); the rest of the line is the path
         first, _, rest = stripped.partition("\n")
         paths = [first[len(_SAVED_PREFIX):].strip()]
