@@ -253,12 +253,15 @@ def chunk_size(lm, n: int) -> int:
     ``LMMS_PLUGINS_ROUND_CHUNK`` sets it (0: the whole round in one call). By default, a wrapper
     that serves a list with ``num_concurrent`` parallel requests (lmms-eval's API wrappers) gets
     chunks of 2 x num_concurrent, so that the executions of one chunk overlap the model calls of
-    the next; any other model gets the whole round in one call (its own batching decides).
+    the next (unless its concurrency is adaptive); any other model gets the whole round in one
+    call (its own batching decides).
     """
     raw = os.environ.get(CHUNK_ENV, "").strip()
     if raw:
         k = int(raw)
         return n if k <= 0 else k
+    if getattr(lm, "adaptive_concurrency", False) is True:  # its concurrency grows: do not cap it
+        return max(1, n)
     conc = getattr(lm, "num_concurrent", None)
     if isinstance(conc, int) and not isinstance(conc, bool) and conc > 0:
         return max(1, 2 * conc)

@@ -98,6 +98,7 @@ def test_chunk_size_follows_the_wrappers_concurrency(monkeypatch):
     monkeypatch.delenv(agentic_rounds.CHUNK_ENV, raising=False)
     assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 16
     assert agentic_rounds.chunk_size(types.SimpleNamespace(), 100) == 100  # local models: the whole round
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8, adaptive_concurrency=True), 100) == 100
     monkeypatch.setenv(agentic_rounds.CHUNK_ENV, "0")
     assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 100
 
