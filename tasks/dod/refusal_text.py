@@ -56,21 +56,24 @@ class ReasoningPart:
 def reasoning_part(text: str | None) -> ReasoningPart:
     """The reasoning of an output, by the rules in the module docstring (linear in the text)."""
     text = text or ""
-    tags = list(_TAG.finditer(text))
-    if not tags:
+    first = _TAG.search(text)
+    if first is None:
         return ReasoningPart(text, False, 0, False)
+    # tags are streamed and empty pieces not kept: memory stays bounded by the text ("<think>" * k)
     pieces: list[str] = []
     outside: list[str] = []
     pos, blocks = 0, 0
-    start = 0 if tags[0].group(1) else None  # a closing tag first: the block began in the prompt
-    for m in tags:
+    start = 0 if first.group(1) else None  # a closing tag first: the block began in the prompt
+    for m in _TAG.finditer(text, first.start()):
         closing = bool(m.group(1))
         if start is not None:  # inside a block: a closing tag ends it, an opening one is dropped
-            pieces.append(text[start:m.start()])
+            if m.start() > start:
+                pieces.append(text[start:m.start()])
             blocks += closing
             start = None if closing else m.end()
         elif not closing:
-            outside.append(text[pos:m.start()])
+            if m.start() > pos:
+                outside.append(text[pos:m.start()])
             start = m.end()
         else:  # a closing tag outside any block stays answer text
             continue
