@@ -50,6 +50,8 @@ class RequestDoc(Mapping):
         raise KeyError(key)
 
     def __contains__(self, key) -> bool:
+        if key == "image":  # no input image: absent, so qwen_image_edit skips the sample instead of raising
+            return bool(self._visuals())
         return key in KEYS
 
     def __iter__(self):

@@ -320,3 +320,25 @@ def test_mmada_generation_mode_never_reads_the_input_image(simple_requests, tmp_
     assert all(ids.tolist() == [[5, 1, 2, 3]] for ids in seen_ids)  # the t2i token and the prompt: nothing else
     for inst, out in zip(requests, outputs):
         assert out["text"] == f"Generated image for prompt: {inst.args[0]}" and len(out["images"]) == 1
+
+
+def test_qwen_image_edit_skips_a_sample_without_input_image_instead_of_stopping(tmp_path, monkeypatch):
+    """A doc whose doc_to_visual gives nothing (e.g. DoD's input file is missing): 'image' is absent
+    from its RequestDoc, and the wrapper answers "" (generation_failed) for that sample only."""
+    from lmms_eval.api.instance import Instance
+    from lmms_eval.models.simple import qwen_image_edit as qmod
+
+    from lmms_plugins.request_docs import RequestDoc
+
+    monkeypatch.setattr(qmod, "DiffusionPipeline", StubPipeline, raising=False)
+    task = types.SimpleNamespace(dataset={"test": [{"n": 0}, {"n": 1}]}, config=types.SimpleNamespace(task="t"),
+                                 doc_to_visual=lambda doc: [Image.new("RGB", (4, 4), (1, 2, 3))] if doc["n"] else [])
+    requests = []
+    for i in range(2):
+        inst = Instance("generate_until", (f"edit {i}", {}, task.doc_to_visual, i, "t", "test"), 0, {"task": "t", "doc_id": i, "repeats": 1})
+        inst.doc = RequestDoc(task, "test", i, f"edit {i}")
+        requests.append(inst)
+    assert "image" not in requests[0].doc and "image" in requests[1].doc
+    model = qmod.QwenImageEdit(pretrained="stub", mode="editing", device="cpu", device_map="cpu", generated_image_dir=str(tmp_path))
+    empty, edited = model.generate_until(requests)
+    assert empty == "" and parse_model_output(edited).image.endswith("t_1.png")
