@@ -15,9 +15,8 @@ client. The answer is the package's unified output ``{"text": ..., "images": [pa
   service's safety system refuses (HTTP 400 with a moderation / content-policy code) is a text-only
   answer too: it is the service's decision, not a broken request;
 * a request that still fails after its retries, or a reply with neither image nor text, answers
-  lmms-eval's own failure marker,
-  ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``, so it can never pass for a decision of
-  the model.
+  lmms-eval's own failure marker ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``, which the
+  benchmarks record as ``generation_failed``: it never passes for a decision of the model.
 
 Retries: HTTP 408/409/429/5xx, connection errors and timeouts, up to ``max_retries`` times; a
 ``Retry-After`` (or ``retry-after-ms``) header is honoured up to ``retry_after_cap`` seconds
