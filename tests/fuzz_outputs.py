@@ -1,4 +1,4 @@
-"""Hypothesis strategies for bad model outputs, shared by the four ``tests/<bench>/test_fuzz.py``.
+"""Hypothesis strategies for bad model outputs, shared by the four ``tests/<bench>/test_<bench>_fuzz.py``.
 
 An output is what lmms-eval hands to ``process_results``: usually a string (plain text, the unified
 ``{"text", "images"}`` JSON, "Generated image saved to: <path>"), sometimes None, bytes or a
