@@ -75,7 +75,7 @@ def decoded(answer: str) -> np.ndarray:
     return np.asarray(load_rgb(out.image), dtype=np.int16)
 
 
-def test_edits_seeds_batches_and_per_sample_failures(tiny_pipeline, tmp_path, single_thread, caplog):
+def test_edits_seeds_batches_and_per_sample_failures(tiny_pipeline, tmp_path, single_thread):
     red, blue = canvas((200, 40, 40)), canvas((40, 40, 200))
     docs = {
         0: [red], 1: [red],  # same input, different docs: different seeds, different images
