@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 ENV_REFUSAL_TEXT = "LMMS_PLUGINS_DOD_REFUSAL_TEXT"
 READINGS = ("reasoning", "all")
-_TAG = re.compile(r"<(/?)think(?:ing)?>", re.I)
+_TAG = re.compile(r"<(/?)think(?:ing)?>", re.IGNORECASE)
 
 
 def refusal_reading() -> str:

@@ -10,9 +10,12 @@ import json
 import pytest
 from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer, message_text
-
 from lmms_plugins.tasks.dod import hooks
-from lmms_plugins.tasks.dod.refusal_text import ENV_REFUSAL_TEXT, reasoning_part, text_to_read
+from lmms_plugins.tasks.dod.refusal_text import (
+    ENV_REFUSAL_TEXT,
+    reasoning_part,
+    text_to_read,
+)
 
 CONCLUSION = "The chair would need to be both in front of and behind the table, so no valid arrangement exists."
 MUSING = "The chair has to be in front of the table and behind it. Let me look at the picture again."
