@@ -122,7 +122,9 @@ def judged(docs, monkeypatch, tmp_path):
     def handler(request):  # a judge that quotes the conclusion wherever it is in what it was shown
         text = message_text(request)
         seen.append(text)
-        return json.dumps({"concludes_infeasible": True, "reason_correct": True, "evidence": CONCLUSION, "reason": "r"})
+        shown = text.split("<<<RESPONSE", 1)[1].split("RESPONSE>>>", 1)[0]
+        evidence = "[ABSTAIN]" if shown.rstrip().endswith("[ABSTAIN]") else CONCLUSION
+        return json.dumps({"concludes_infeasible": True, "reason_correct": True, "evidence": evidence, "reason": "r"})
 
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
@@ -149,6 +151,14 @@ def test_the_judge_reads_only_the_reasoning_and_evidence_outside_it_is_rejected(
     assert server.calls == 4 and CONCLUSION in seen[0] and "reasoning and final text" in seen[0]
     assert r["status"] == "ok" and r["refused"] is True and r["refusal_evidence"] == CONCLUSION
     assert r["refusal_rule"] == ("judge" if mode == "judge" else "hybrid_judge")
+
+    # the official token: the reasoning shown to the judge ends with it, and quoting it is accepted;
+    # hybrid does not ask (the token is a certain refusal)
+    monkeypatch.setenv(ENV_REFUSAL_TEXT, "reasoning")
+    r = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>")
+    assert r["status"] == "ok" and r["refused"] is True and r["official_abstain"] is True
+    assert server.calls == (5 if mode == "judge" else 4)
+    assert r["refusal_evidence"] == "[ABSTAIN]"
 
 
 def test_compare_states_which_text_decided(tmp_path):
