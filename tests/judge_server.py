@@ -35,6 +35,11 @@ from typing import Any, Callable
 __all__ = ["FakeJudgeServer", "Reply", "Sleep", "chat_completion", "image_urls", "message_text", "sequence"]
 
 
+class _Server(ThreadingHTTPServer):
+    # the default listen backlog (5) drops connections when ~100 judge requests arrive at once
+    request_queue_size = 256
+
+
 @dataclass
 class Reply:
     status: int = 200
@@ -140,7 +145,7 @@ class FakeJudgeServer:
                 else:
                     server._send(self, Reply(404, {"error": f"unknown path {self.path}"}))
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-judge", daemon=True)
         self._thread.start()

@@ -99,5 +99,4 @@ def pool(parts: list[dict]) -> dict:
     counts: Counter = Counter()
     for p in parts:
         counts.update(p.get("status_counts", {}))
-    return {"n": n, **mean, "score": mean["cf"] * mean["sc"] * mean["oc"],
-            "status_counts": dict(sorted(counts.items())), "ci95": "per task; overall: python -m lmms_plugins.tasks.abacus.leaderboard"}
+    return {"n": n, **mean, "score": mean["cf"] * mean["sc"] * mean["oc"], "status_counts": dict(sorted(counts.items()))}

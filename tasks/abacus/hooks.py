@@ -239,13 +239,19 @@ def agg_score(items):
 
 
 def agg_leaderboard(items):
-    """Factor means, Score, edit-score mean, exact-count rate, 95 % intervals, status counts."""
+    """Factor means, Score, edit-score mean, exact-count rate, status counts: what a group pools.
+
+    lmms-eval prints this value in its table, so it stays short: the 95 % bootstrap intervals come
+    from ``python -m lmms_plugins.tasks.abacus.leaderboard`` (over the samples file), and each
+    factor's row has its standard error."""
     from lmms_plugins.tasks.abacus.aggregate import leaderboard
     from lmms_plugins.utils.generation_failure import warn_once
 
     warn_once(items, "abacus")  # once per task: this metric is aggregated once
     status.report("abacus_leaderboard", items)
-    return leaderboard(items).as_dict()
+    row = leaderboard(items, n_resamples=0).as_dict()
+    row.pop("ci95", None)
+    return row
 
 
 def agg_group_leaderboard(values, sizes, weight_by_size=True):

@@ -222,6 +222,9 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
 
 
 def _mean_of(name: str):
+    from lmms_plugins.utils.stderr import mean_se, values_of, with_stderr
+
+    @with_stderr(lambda items: mean_se(values_of(items)))  # the table's Stderr column
     def aggregate(items: list) -> float:
         return status.mean(items, f"cwi_code {name}")
 

@@ -438,12 +438,16 @@ def _category_fn(category: str):
 
 
 def aggregate_run(items: list) -> dict:
-    """Run facts, and the whole summary in the log (readable lines, every category)."""
+    """Run facts, and the whole summary in the log (readable lines, every category).
+
+    A count that is 0 (or a check not run here: None) is left out, so the table row stays short:
+    read the facts with ``.get(name, 0)``."""
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] dod: {line}", file=sys.stderr)
-    return {**M.run_facts(records), "data_problems": _data_problems(), "refusal_mode": refusal_mode(),
-            "refusal_text": refusal_reading()}
+    facts = {**M.run_facts(records), "data_problems": _data_problems()}
+    kept = {k: v for k, v in facts.items() if k == "samples" or v}
+    return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading()}
 
 
 def aggregate_sample_statuses(items: list) -> dict:

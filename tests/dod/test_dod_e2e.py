@@ -156,11 +156,12 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
             exp = expected_tallies(s, cases)
             assert got[f"category_{category},none"] == {m: list(v) for m, v in exp.items()}, (task, category)
         run = got["dod_run,none"]
-        assert run["samples"] == len(all_cases) and run["unlabelled"] == 0 and run["incomplete_pairs"] == 0
-        assert run["data_problems"] == 0
-        assert run["official_abstain"] == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
+        # zero counts are left out of the row (README): read them with .get(name, 0)
+        assert run["samples"] == len(all_cases) and "unlabelled" not in run and "incomplete_pairs" not in run
+        assert "data_problems" not in run
+        assert run.get("official_abstain", 0) == sum(1 for c, (row, _) in s.items() if row and row.get("text") == ABSTAIN)
         assert run["refusal_mode"] == "rules"
-        assert run["maze_infeasible_path_drawn"] == drawn_anyway
+        assert run.get("maze_infeasible_path_drawn", 0) == drawn_anyway
         # why the pending ones are pending
         assert got["E_counts,none"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
         assert got["D_strict_counts,none"]["statuses"] == {"unparsable": 2, "missing_image": 1}

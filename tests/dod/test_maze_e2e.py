@@ -31,7 +31,7 @@ def test_maze_solver_scores_perfectly_through_the_cli(tmp_path: Path, run_lmms_e
     assert got["pair_success,none"] == pytest.approx(1.0)
     run = got["dod_run,none"]
     assert run["samples"] == 2 * PAIRS and run["official_abstain"] == PAIRS
-    assert run["maze_infeasible_path_drawn"] == 0
+    assert run.get("maze_infeasible_path_drawn", 0) == 0  # a zero count is left out of the row
     maze = got["category_maze,none"]
     for metric in ("E", "D_strict", "D_lenient", "D_f"):
         expected_success = 0 if metric == "D_f" else PAIRS

@@ -19,7 +19,11 @@ from judge_server import FakeJudgeServer  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-MAX_VALUE = 200  # characters of one printed value
+# characters of one printed value: the widest are ABACUS's abacus_leaderboard (n, five means with
+# full float precision, Score, statuses: ~167) and DoD's category rows (~155); GRADE's breakdown
+# was 2,507 for these samples, DoD's dod_run ~235 and abacus_leaderboard ~305
+MAX_VALUE = 170
+MAX_LINE = 250  # characters of one line of the table
 PAIRS = 3
 CWI_TASK = "color_count"
 RATES = {
@@ -83,7 +87,7 @@ def _table_rows(stdout: str) -> dict[tuple[str, str], list[str]]:
     return rows
 
 
-def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tmp_path, run_lmms_eval):
+def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tmp_path, run_lmms_eval, capsys):
     replay = tmp_path / "replay.jsonl"
     replay.write_text("".join(json.dumps(x) + "\n" for x in _replay_lines(tmp_path)))
     with FakeJudgeServer(canned_judge) as server:
@@ -99,12 +103,11 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
     out = res["_stdout"]
     rows = _table_rows(out)
     assert rows, out[-3000:]
-    # lmms-eval pads a column to its widest cell, so one long value widens every line of the table.
-    # Still open (issue #16 item 3): ABACUS's abacus_leaderboard row (means, intervals, statuses:
-    # ~300 characters) and DoD's dod_run row (eight run facts: ~210).
-    still_open = ("abacus_leaderboard", "dod_run")
-    long_values = {m: len(c[5]) for (_, m), c in rows.items() if len(c[5]) > MAX_VALUE and m not in still_open}
+    # lmms-eval pads a column to its widest cell, so one long value widens every line of the table
+    long_values = {m: len(c[5]) for (_, m), c in rows.items() if len(c[5]) > MAX_VALUE}
     assert not long_values, long_values
+    widest = max(len(line) for line in out.splitlines() if line.startswith("|"))
+    assert widest <= MAX_LINE, widest
     assert len(next(c for (_, m), c in rows.items() if m == "grade_breakdown")[5]) < 100  # was 2,507 characters for these samples
     printed = {m for _, m in rows}
     # DoD: only the maze category has samples; the six real-world categories are left out
@@ -127,6 +130,16 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
     cwi = results[f"cwi_{CWI_TASK}"]
     assert cwi["accuracy,none"] == pytest.approx(0.5)
     assert cwi["accuracy_stderr,none"] == pytest.approx(math.sqrt(0.25 / 7))
+
+    # GRADE's details: per-domain lines in the log, the whole breakdown from the samples file
+    assert "[lmms_plugins] grade: domain physics: n 2," in res["_stderr"]
+    from lmms_plugins.tasks.grade import breakdown
+
+    capsys.readouterr()  # what the data makers printed
+    assert breakdown.main([str(Path(res["_path"]).parent), "--resamples", "50"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert b["by_domain"]["physics"]["n"] == 2 and set(b["by_domain"]) == {"physics", "sports", "chemistry", "math", "eco"}
+    assert b["overall"]["strict"] == pytest.approx(results["grade"]["grade_strict,none"])
 
     # item 4: the full DoD record once per sample (dod_run), the other metrics a few fields
     samples = res["_samples"]["dod_no_hint"]
