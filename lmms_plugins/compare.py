@@ -19,6 +19,8 @@ import io
 import json
 import math
 import sys
+import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ class TaskResult:
     samples: list[dict] | None  # the logged samples, or None without --log_samples
     results_file: Path
     samples_file: Path | None = None
+    inputs: dict | None = field(default=None, repr=False, compare=False)  # key -> SampleInputs, on first use
 
 
 @dataclass
@@ -157,6 +160,63 @@ def sample_values(samples: list[dict] | None, metric: str) -> dict[str, float] |
     return out or None
 
 
+# ------------------------------------------------------------------------------------ same inputs?
+@dataclass(frozen=True)
+class SampleInputs:
+    """What a logged sample's model was given, comparable across runs."""
+
+    doc_hash: str | None  # lmms-eval's sha256 of the whole doc (image columns included)
+    visible: dict  # the parts of it the samples file shows: prompt, target, input images
+
+
+def sample_inputs(line: dict) -> SampleInputs:
+    """lmms-eval 0.7.3 writes per sample ``doc_hash``: sha256 of the doc as JSON, before it drops
+    ``doc`` from the file. Docs holding images carry them in the hash by content (the same CwI
+    data in two processes hashes alike), docs holding paths by path (a DoD doc's ``dod_root``, GRADE's
+    absolute image paths): the same data in another folder hashes differently."""
+    visible = {"prompt": line.get("input"), "target": line.get("target"), "input images": line.get("input_media")}
+    h = line.get("doc_hash")
+    return SampleInputs(h if isinstance(h, str) and h else None, visible)
+
+
+def inputs_of(tr: TaskResult) -> dict[str, SampleInputs]:
+    """sample key -> its inputs, for a task's logged samples (computed once per task)."""
+    if tr.inputs is None:
+        tr.inputs = {sample_key(line): sample_inputs(line) for line in tr.samples or []}
+    return tr.inputs
+
+
+@dataclass(frozen=True)
+class Pairing:
+    keys: list  # the sample keys both runs scored on the same inputs
+    shared_ids: int  # keys both runs scored
+    dropped: int  # shared ids whose inputs differ
+    differing: tuple  # what differs, most frequent first ("prompt", "input images", ...)
+    unchecked: int  # shared ids kept without a check (a samples file without doc_hash)
+
+
+HIDDEN_DIFFERENCE = "doc fields the samples file does not show (data folder, image content, labels)"
+
+
+def pair_samples(ta: TaskResult, tb: TaskResult, va: dict, vb: dict) -> Pairing:
+    """The samples two runs can be compared on: the same id and the same ``doc_hash``."""
+    ia, ib = inputs_of(ta), inputs_of(tb)
+    keys, dropped, unchecked, what = [], 0, 0, Counter()
+    shared = sorted(set(va) & set(vb))
+    for k in shared:
+        a, b = ia.get(k), ib.get(k)
+        if a is None or b is None or a.doc_hash is None or b.doc_hash is None:
+            unchecked += 1
+            keys.append(k)
+        elif a.doc_hash == b.doc_hash:
+            keys.append(k)
+        else:
+            dropped += 1
+            diff = [f for f in a.visible if a.visible[f] != b.visible[f]]
+            what.update(diff or [HIDDEN_DIFFERENCE])
+    return Pairing(keys, len(shared), dropped, tuple(f for f, _ in what.most_common()), unchecked)
+
+
 def _is_sample_mean(values: dict[str, float] | None, reported: Any) -> bool:
     """True when the reported number is the plain mean of the per-sample values (so a bootstrap or a
     paired test over samples is about the reported number)."""
@@ -244,6 +304,7 @@ class PairedTest:
     p_value: float | None
     discordant: tuple[int, int] | None = None  # (a wins, b wins) for McNemar
     note: str = ""
+    dropped: int = 0  # samples with the same id in both runs but different inputs (not tested)
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -278,10 +339,21 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
     if not (_is_sample_mean(va, ta.values.get(metric)) and _is_sample_mean(vb, tb.values.get(metric))):
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
                           note="the reported value is not a mean over samples; no per-sample test")
-    keys = sorted(set(va) & set(vb))
+    pairing = pair_samples(ta, tb, va, vb)
+    keys = pairing.keys
+    notes = []
+    if pairing.shared_ids < max(len(va), len(vb)):
+        notes.append(f"{len(va)} vs {len(vb)} scored samples, {pairing.shared_ids} with the same id")
+    if pairing.dropped:
+        notes.append(f"{pairing.dropped} of {pairing.shared_ids} samples with the same id dropped: their inputs differ "
+                     f"(doc_hash; differing: {', '.join(pairing.differing)}): the runs used different data, "
+                     f"or the same data in another folder")
+    if pairing.unchecked:
+        notes.append(f"{pairing.unchecked} samples paired by id only (a samples file without doc_hash)")
     if not keys:
+        why = "the runs share no sample" if not pairing.shared_ids else "the runs share no sample with the same inputs"
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
-                          note="the runs share no sample")
+                          note="; ".join([why] + notes), dropped=pairing.dropped)
     import numpy as np
 
     xa = np.array([va[k] for k in keys], dtype=float)
@@ -291,7 +363,9 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
     boot = d[rng.integers(0, len(d), size=(N_BOOT, len(d)))].mean(axis=1)
     lo, hi = (float(q) for q in np.quantile(boot, [0.025, 0.975]))
     show = mm.to_display
-    note = "" if len(keys) == max(len(va), len(vb)) else f"{len(va)} vs {len(vb)} scored samples; tested on the {len(keys)} shared"
+    if notes:
+        notes.append(f"tested on the {len(keys)} paired")
+    note = "; ".join(notes)
     one = _binary(list(xa) + list(xb))
     if one is not None:
         a_only = int(np.sum((xa == one) & (xb == 0)))
@@ -303,7 +377,8 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
         p = max(p, 1.0 / N_BOOT) if np.any(d != 0) else 1.0
         test, disc = f"paired bootstrap ({N_BOOT})", None
     return PairedTest(**base, n_shared=len(keys), mean_a=show(float(xa.mean())), mean_b=show(float(xb.mean())),
-                      diff=show(float(d.mean())), ci=(show(lo), show(hi)), test=test, p_value=p, discordant=disc, note=note)
+                      diff=show(float(d.mean())), ci=(show(lo), show(hi)), test=test, p_value=p, discordant=disc, note=note,
+                      dropped=pairing.dropped)
 
 
 # ------------------------------------------------------------------------------------ the comparison
@@ -549,10 +624,29 @@ def _runs_in(cmp: Comparison, blocks: list[Block]) -> list[str]:
     return [r.label for r in cmp.runs if r.label in have]
 
 
+COLUMN_WIDTH = 22  # a run's column header in the printed tables
+
+
+def column_names(labels: list[str], width: int = COLUMN_WIDTH) -> dict[str, str]:
+    """A unique header of at most ``width`` characters per run: the label itself when every label
+    fits, else ``#i`` and the label's start (the 'Runs:' line spells each run out with its #i).
+    Cutting labels alone made two runs 'replay (grade_...' read the same."""
+    if all(len(label) <= width for label in labels):
+        return {label: label for label in labels}
+    out = {}
+    for i, label in enumerate(labels, 1):
+        tag = f"#{i} "
+        room = width - len(tag)
+        out[label] = tag + (label if len(label) <= room else label[: room - 1] + "…")
+    return out
+
+
 def render_text(cmp: Comparison) -> str:
     out = io.StringIO()
     w = out.write
-    w("Runs: " + "; ".join(f"{r.label} = {r.path}" for r in cmp.runs) + "\n")
+    names = column_names([r.label for r in cmp.runs])
+    tagged = any(names[r.label] != r.label for r in cmp.runs)
+    w("Runs: " + "; ".join(f"{f'#{i} ' if tagged else ''}{r.label} = {r.path}" for i, r in enumerate(cmp.runs, 1)) + "\n")
     for bench in BENCH_ORDER:
         blks = [b for b in cmp.blocks if b.benchmark == bench]
         if not blks:
@@ -565,12 +659,16 @@ def render_text(cmp: Comparison) -> str:
             unit = blk.unit_suffix
             w(f"\n{_title(blk)}\n")
             runs = [e.run for e in blk.entries]
-            w(f"  {'rank':>5}  {'model':<34} {'value':>7} {'95% CI':<17}" + "".join(f" {'Δ ' + r[:14]:>17}" for r in runs) + "  source\n")
+            heads = [f"Δ {names.get(r, r)}" for r in runs]
+            rows = _block_rows(blk)
+            who_w = max([34] + [len(row["who"]) for row in rows])
+            w(f"  {'rank':>5}  {'model':<{who_w}} {'value':>7} {'95% CI':<17}" + "".join(f" {h:>{max(9, len(h))}}" for h in heads) + "  source\n")
             n_sc = sum(1 for c in blk.community if c.kind == "score")
-            for row in _block_rows(blk):
+            for row in rows:
                 rank = f"{row['rank']}/{n_sc + 1}" if row["kind"] == "yours" and row.get("rank") else ""
-                deltas = "".join(f" {('%+.1f' if unit else '%+.3f') % row['deltas'][r] if r in row['deltas'] else '':>17}" for r in runs)
-                w(f"  {rank:>5}  {row['who'][:34]:<34} {_fmt(row['value'], unit):>7} {row['ci']:<17}{deltas}  {row['source']}\n")
+                deltas = "".join(f" {('%+.1f' if unit else '%+.3f') % row['deltas'][r] if r in row['deltas'] else '':>{max(9, len(h))}}"
+                                 for r, h in zip(runs, heads))
+                w(f"  {rank:>5}  {row['who']:<{who_w}} {_fmt(row['value'], unit):>7} {row['ci']:<17}{deltas}  {row['source']}\n")
             for c in blk.community:
                 if c.kind == "upper_bound":
                     for e in blk.entries:
@@ -582,17 +680,18 @@ def render_text(cmp: Comparison) -> str:
         if rest:
             w("\nNo published numbers for these metrics; your runs:\n")
             runs = _runs_in(cmp, rest)
-            w(f"  {'task':<28} {'metric':<26}" + "".join(f" {r[:30]:>30}" for r in runs) + "\n")
+            mw = max([26] + [len(b.mm.label) for b in rest])
+            w(f"  {'task':<28} {'metric':<{mw}}" + "".join(f" {names.get(r, r):>30}" for r in runs) + "\n")
             for blk in rest:
                 unit = blk.unit_suffix
                 cells = []
                 for r in runs:
                     e = next((e for e in blk.entries if e.run == r), None)
                     cells.append(f"{_fmt(e.value, unit)} {_ci_text(e, unit)}".strip() if e else "-")
-                w(f"  {blk.task:<28} {blk.mm.label[:26]:<26}" + "".join(f" {c:>30}" for c in cells) + "\n")
+                w(f"  {blk.task:<28} {blk.mm.label:<{mw}}" + "".join(f" {c:>30}" for c in cells) + "\n")
                 if bench == "dod":
                     for e in blk.entries:
-                        w(f"  {'':<28} {'':<26} {e.run}: {e.pending_text(unit, blk.mm.higher_is_better)}\n")
+                        w(f"  {'':<28} {'':<{mw}} {e.run}: {e.pending_text(unit, blk.mm.higher_is_better)}\n")
     if cmp.paired:
         w("\n=== Paired tests on shared samples (second run minus first) ===\n")
         for p in cmp.paired:
@@ -730,9 +829,13 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
     blks = [b for b in blks if b.community]
     ncols = min(3, len(blks))
     nrows = math.ceil(len(blks) / ncols)
-    heights = [max(len(_block_rows(b)) for b in blks[i * ncols:(i + 1) * ncols]) for i in range(nrows)]
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, sum(0.32 * h + 1.1 for h in heights)), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
+    # a row's height follows its tallest panel, counting the lines of wrapped names
+    heights = [max(sum(len(_wrap(r["who"])) for r in _block_rows(b)) for b in blks[i * ncols:(i + 1) * ncols])
+               for i in range(nrows)]
+    # constrained layout keeps the suptitle, tick labels and panel titles apart (tight_layout let
+    # the title overlap the top panels)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 0.9 + sum(0.22 * h + 0.9 for h in heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
     for ax in axes.flat[len(blks):]:
         ax.axis("off")
     for ax, blk in zip(axes.flat, blks):
@@ -742,7 +845,7 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
         for y, r in zip(ys, rows):
             yours = r["kind"] == "yours"
             run = r["who"][2:] if yours else None
-            names.append(r["who"][:28])
+            names.append("\n".join(_wrap(r["who"])))
             vals.append(r["value"])
             cols.append(colours.get(run, YOURS[0]) if yours else COMMUNITY)
             e = next((e for e in blk.entries if e.run == run), None) if yours else None
@@ -759,14 +862,19 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
                 ax.axvline(_community_value(c, blk.mm), color="black", linestyle="--", linewidth=1, label="published ceiling")
                 ax.legend(fontsize=7, loc="lower right")
         ax.set_xlim(0, 100 if blk.mm.display_unit == "percent" else 1.0)
-        ax.set_title(f"{blk.task} · {blk.mm.label}", fontsize=9)
+        ax.set_title("\n".join(textwrap.wrap(f"{blk.task} · {blk.mm.label}", 48)), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle(f"{BENCH_NAMES[bench]}: your runs (coloured) and published results (grey); bars show 95% CIs where known",
-                 fontsize=10)
-    fig.tight_layout()
+    fig.suptitle("\n".join(textwrap.wrap(f"{BENCH_NAMES[bench]}: your runs (coloured) and published results (grey); "
+                                         "bars show 95% CIs where known", int(16 * 5.6 * ncols / 1.4))), fontsize=10)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _wrap(name: str, width: int = 26) -> list[str]:
+    """A chart label on at most three lines, whole words where possible (names are not cut short)."""
+    lines = textwrap.wrap(name, width, break_long_words=True) or [""]
+    return lines if len(lines) <= 3 else lines[:2] + [textwrap.shorten(" ".join(lines[2:]), width, placeholder="…")]
 
 
 def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: dict, path: Path, plt) -> Path:
@@ -779,7 +887,7 @@ def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: di
     tasks = list(chosen)[::-1]
     runs = _runs_in(cmp, list(chosen.values()))
     height = 0.8 / max(1, len(runs))
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(tasks) * max(1, len(runs))))
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.28 * len(tasks) * max(1, len(runs))), layout="constrained")
     for j, run in enumerate(runs):
         ys, vals, lo, hi = [], [], [], []
         for i, task in enumerate(tasks):
@@ -795,9 +903,9 @@ def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: di
     ax.set_yticks(range(len(tasks)), [f"{t} · {chosen[t].mm.label}" for t in tasks], fontsize=8)
     unit = chosen[tasks[0]].mm.display_unit if tasks else "fraction"
     ax.set_xlim(0, 100 if unit == "percent" else 1.0)
-    ax.legend(fontsize=8, loc="lower right")
+    # the legend (full run names) below the panel: inside it, it covered the bars that reach 100 %
+    fig.legend(loc="outside lower center", ncols=min(2, max(1, len(runs))), fontsize=8)
     ax.set_title(f"{BENCH_NAMES[bench]}: your runs with 95% CIs (no published numbers)", fontsize=10)
-    fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

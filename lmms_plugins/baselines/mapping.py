@@ -83,7 +83,13 @@ _ABACUS_ALIASES = {
 }
 _ABACUS_LABELS = {"CF": "CF (count fidelity)", "SC": "SC (scene consistency)", "OC": "OC (conservation)", "Score": "Score = CF·SC·OC"}
 _CWI = {"accuracy": MetricMap("cwi", "accuracy", "accuracy", "fraction"),
-        "extraction_failure_rate": MetricMap("cwi", "extraction_failure_rate", "no <answer> span", "fraction", higher_is_better=False)}
+        # unparsable: no <answer> span, or one whose content does not have the rule's shape
+        "extraction_failure_rate": MetricMap("cwi", "extraction_failure_rate", "answer unparsable (no span or wrong shape)",
+                                             "fraction", higher_is_better=False),
+        # the request failed on the model side (a wrapper's failure marker, an empty output); in the
+        # CSV and the report, not in the printed tables (lmms-eval warns about failures at the end)
+        "generation_failure_rate": MetricMap("cwi", "generation_failure_rate", "generation failed (no model output)",
+                                             "fraction", higher_is_better=False, headline=False)}
 
 _ABACUS_TASK = re.compile(r"^abacus(?:_(add|remove|change))?(?:_(easy|medium|hard))?$")
 

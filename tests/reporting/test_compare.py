@@ -102,7 +102,7 @@ def test_continuous_metric_gets_a_paired_bootstrap_on_shared_samples_only(tmp_pa
     p = next(p for p in cmp.paired if p.metric == "grade_reasoning")
     assert p.test.startswith("paired bootstrap") and p.n_shared == 12
     assert p.diff == pytest.approx(100 * (sum(rb[:12]) - sum(ra)) / 12)
-    assert p.ci[0] > 0 and p.p_value < 0.05 and "tested on the 12 shared" in p.note
+    assert p.ci[0] > 0 and p.p_value < 0.05 and "tested on the 12 paired" in p.note
     # strict is 0/1 (0 or 100): McNemar; lenient is not a per-sample mean here: no test, said so
     assert next(p for p in cmp.paired if p.metric == "grade_strict").test == "McNemar exact"
     len_test = next(p for p in cmp.paired if p.metric == "grade_lenient")
