@@ -90,7 +90,7 @@ def test_process_results_never_raises_and_records_status(touch_root, monkeypatch
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
     cases = {
-        None: "missing_image",
+        None: "generation_failed",  # no output at all: the request failed (issue 12), not a decision
         "I cannot edit images.": "missing_image",
         json.dumps({"text": "", "images": [str(tmp_path / "nope.png")]}): "missing_image",
         json.dumps({"text": "", "images": [str(broken)]}): "bad_image",
