@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import Obj, Paren, ParsedAnswer, parse_answer
+from .answer_parse import Obj, Paren, ParsedAnswer, frozen_new, parse_answer
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -284,10 +284,19 @@ def _nested_groups(items, orders=(), what="list") -> list[tuple] | None:
     return None
 
 
-def _no_extras(parsed: ParsedAnswer, used: set, what: str) -> None:
+def _no_extras(parsed: ParsedAnswer, used: set, what: str, named=()) -> None:
     extra = [v for i, v in enumerate(parsed.items) if i not in used]
+    if extra and named and _flat_all(extra) == _flat_all(named):
+        return  # "dx=3, dy=-2 (3, -2)": the same values again, not another reading
     if extra:
         raise _Shape(f"ambiguous: unnamed value(s) {_short(extra)} next to the named {what}")
+
+
+def _flat_all(values) -> list:
+    out = []
+    for v in values:
+        out.extend(_flat_all(v) if isinstance(v, tuple) else [v])
+    return out
 
 
 def _short(v) -> str:
@@ -312,18 +321,18 @@ def _named_point(parsed: ParsedAnswer, dims: int):
     return tuple(vals)
 
 
-def _read_points(rule: Rule, parsed: ParsedAnswer) -> tuple:
+def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
     point = _named_point(parsed, rule.dims)
     if point is not None:
-        _no_extras(parsed, set(), "point")
+        _no_extras(parsed, set(), "point", point)
         return (point,)
     items = _positional(parsed)
     if rule.dims == 1:  # 1-D shifts, or (dx, dy) pairs: compared in the gold's shape
         nested = _nested_groups(items, POINT_NAMES, "points")
         if nested is not None and len(nested[0]) == 2:
             return tuple(nested)
-        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2:
-            return (tuple(items[0]),)  # "(-31, 0)": parentheses write one (dx, dy), brackets a list
+        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2 and (like is None or len(like) == 1):
+            return (tuple(items[0]),)  # "(-31, 0)" for one ghost: parentheses write one (dx, dy)
     return tuple(_groups(items, rule.dims, "points", POINT_NAMES))
 
 
@@ -363,7 +372,7 @@ def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     box = parsed.fields and (_box_from(*_by_names(parsed.fields, BOX_NAMES))
                              or _box_from(*_by_names(parsed.fields, BOX_SIZE_NAMES)))
     if box:
-        _no_extras(parsed, set(), "box")
+        _no_extras(parsed, set(), "box", box)
         return (box,)
     items = [tuple(_corners(_box_obj(x)) for x in v) if type(v) is tuple and any(type(x) is Obj or _is_corner_pair(x) for x in v)
              else _corners(_box_obj(v)) for v in _positional(parsed)]
@@ -422,9 +431,11 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
     value, for readings that follow the gold's shape; ``context``: what the item says (grid)."""
     k = rule.kind
     if k == "int":
-        flat = _flat_numbers(_positional(parsed))
-        if len(flat) != 1 and parsed.grouped is not None and isinstance(parsed.grouped, int):
-            flat = [parsed.grouped]
+        flat = _flat_all(_positional(parsed))
+        if len(flat) > 1 and isinstance(parsed.grouped, int):
+            flat = [parsed.grouped]  # "1,234"
+        elif len(flat) > 1 and all(v == flat[0] for v in flat):
+            flat = flat[:1]  # "7 (7 peaks)": one value, said twice
         if len(flat) != 1:
             raise _Shape(f"expected one integer, got {len(flat)} numbers")
         return _as_int(flat[0])
@@ -435,7 +446,7 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
     if k == "fields":
         return _read_fields(rule, parsed)
     if k == "points":
-        return _read_points(rule, parsed)
+        return _read_points(rule, parsed, like)
     if k == "boxes":
         return _read_boxes(rule, parsed)
     raise _Shape(f"unknown rule kind {k}")  # unreachable: rule_from_config validates
@@ -480,7 +491,7 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
         named = {s.name: obj.get(n) for s in specs for n in s.names() if obj.get(n) is not None}
         used = {0}
     if len(named) == len(specs):
-        _no_extras(parsed, used, "fields")
+        _no_extras(parsed, used, "fields", [named[s.name] for s in specs])
         values = [named[s.name] for s in specs]
     elif named:
         missing = [s.name for s in specs if s.name not in named]
@@ -639,10 +650,26 @@ def read_value(rule: Rule, text: str, *, require_span: bool, like=None, context=
         return None, str(exc), parsed.span
 
 
-@functools.lru_cache(maxsize=8192)
+_gold_cache: dict[int, tuple[Rule, dict]] = {}  # id(rule) -> (rule, {gold string: read_value})
+
+
 def _read_gold(rule: Rule, gold: str):
-    # a task has few distinct gold strings per run and each is scored many times
-    return read_value(rule, gold, require_span=False)
+    """read_value of a gold string, cached: a task has few distinct gold strings per run and each
+    is scored many times. Keyed by the rule's identity (a run scores with one Rule object per
+    task, hooks._resolve_rule) since hashing a Rule costs as much as reading a short gold; the
+    entry holds the rule, so its id cannot be reused while cached."""
+    hit = _gold_cache.get(id(rule))
+    if hit is None or hit[0] is not rule:
+        if len(_gold_cache) > 256:
+            _gold_cache.clear()
+        hit = _gold_cache[id(rule)] = (rule, {})
+    golds = hit[1]
+    got = golds.get(gold)
+    if got is None:
+        if len(golds) >= 8192:
+            golds.clear()
+        got = golds[gold] = read_value(rule, gold, require_span=False)
+    return got
 
 
 def grid_of(doc: Mapping | None) -> dict | None:
@@ -676,12 +703,13 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
     rule = rule_from_config(rule)
     g, why, _ = _read_gold(rule, gold) if isinstance(gold, str) else read_value(rule, gold, require_span=False)
     if why is not None:
-        return Score(False, BAD_GOLD, f"gold answer unreadable: {why}", None, None, None)
+        return frozen_new(Score, correct=False, status=BAD_GOLD, reason=f"gold answer unreadable: {why}",
+                          predicted=None, gold=None, span=None)
     p, why, span = read_value(rule, prediction, require_span=True, like=g, context=context)
     if why is not None:
-        return Score(False, UNPARSABLE, why, None, g, span)
+        return frozen_new(Score, correct=False, status=UNPARSABLE, reason=why, predicted=None, gold=g, span=span)
     try:
         ok, reason = _compare(rule, p, g, context)
     except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
         ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
-    return Score(ok, OK, reason, p, g, span)
+    return frozen_new(Score, correct=ok, status=OK, reason=reason, predicted=p, gold=g, span=span)

@@ -362,3 +362,14 @@ def test_odd_structures_never_raise(text):
     for task in ("alignment", "anomaly_v2", "rotated_jigsaw", "crop_provenance", "double_exposure", "jigsaw"):
         s = judge(task, text, "[1, 2]" if task != "rotated_jigsaw" else "tiles=[1,0,2]; rots=[0,1,2]")
         assert s.status in (OK, UNPARSABLE, "missing_data")
+
+
+def test_the_same_value_said_twice_is_one_reading():
+    assert right("peak_count", "7 (7 peaks above the line)", "7")
+    assert right("alignment", "dx=3, dy=-2 (3, -2)", "3,-2")
+    assert not judge("peak_count", "7 (or 8)", "7").correct
+
+
+def test_parenthesised_pair_is_one_shift_only_when_the_gold_has_one():
+    assert right("double_exposure", "(-31, 0)", "[-31]")
+    assert right("double_exposure", "(-31, 57)", "[-31, 57]")
