@@ -92,6 +92,12 @@ def overlays_of(line: dict) -> list[dict]:
     return out
 
 
+def _fullest_record(line: dict) -> dict | None:
+    """The per-sample ``record`` with the most fields among the line's metrics, or None."""
+    records = [v["record"] for v in _metric_items(line).values() if isinstance(v.get("record"), dict)]
+    return max(records, key=len) if records else None
+
+
 def _outcome(value: Any, status: str) -> str:
     if value is None:
         return "pending"
@@ -277,6 +283,9 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing)
     problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems)
     shown = {k: val for k, val in item.items() if k not in ("value", "status", "reason", "id")} if item else {}
+    full = _fullest_record(line)  # a task may keep its whole record on one metric only (DoD: dod_run)
+    if full is not None and isinstance(shown.get("record"), dict) and len(full) > len(shown["record"]):
+        shown["record"] = full
     mm = map_metric(task, metric) if metric else None
     value_txt = "pending" if value is None else (f"{value:g}" if isinstance(value, (int, float)) else ESC(str(value)))
     prompt = line.get("input") if isinstance(line.get("input"), str) else ""

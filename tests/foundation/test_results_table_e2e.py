@@ -148,3 +148,8 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
         full = [m for m, v in line.items() if isinstance(v, dict) and "refusal_evidence" in (v.get("record") or {})]
         assert full == ["dod_run"], full
         assert line["E"]["record"]["case_id"] == line["dod_run"]["record"]["case_id"]
+    # the report's card shows the full record, although its verdict metric carries the short one
+    from lmms_plugins.report import sample_card
+
+    declined = next(x for x in samples if x["dod_run"]["record"]["refusal_evidence"])
+    assert "refusal_evidence" in sample_card("dod_no_hint", declined) and "refusal_evidence" not in str(declined["D_strict"])
