@@ -1,0 +1,102 @@
+"""The parser's fast paths for common answer shapes (issue 16.11) read exactly what the general
+tokeniser reads: same items, same fields, same container types (``Paren`` vs tuple, int vs
+float), same rejections; and ``frozen_new`` builds what the dataclass constructor builds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmms_plugins.tasks.cwi import answer_parse as ap
+from lmms_plugins.tasks.cwi.rules import Score
+
+MANY = settings(max_examples=400, deadline=None)
+
+
+def typed(v):
+    """``v`` with every container's type made visible (Paren((1, 2)) == (1, 2) in Python)."""
+    if isinstance(v, tuple):
+        return (type(v).__name__, getattr(v, "names", None), tuple(typed(x) for x in v))
+    if isinstance(v, list):
+        return ("list", tuple(typed(x) for x in v))
+    if isinstance(v, dict):
+        return ("dict", tuple((k, typed(x)) for k, x in v.items()))
+    if isinstance(v, set):
+        return ("set", tuple(sorted(v)))
+    return (type(v).__name__, v)
+
+
+def outcome(fn, span):
+    try:
+        return typed(fn(span))
+    except ap._Reject as exc:
+        return ("reject", str(exc))
+
+
+def check(span) -> bool:
+    """Whether a fast path took ``span``; when one did, it read what the tokeniser reads."""
+    full = outcome(ap._parse_tokens, span)
+    try:
+        got = ap._parse_fast(span)
+    except ap._Reject as exc:
+        assert full == ("reject", str(exc)), span
+        return True
+    if got is None:
+        return False
+    assert typed(got) == full, span
+    return True
+
+
+numbers = st.one_of(
+    st.integers(-10**6, 10**6).map(str),
+    st.floats(-1e4, 1e4, allow_nan=False).map(lambda x: f"{x:.3f}"),
+    st.sampled_from(["+3", "-0", "1.", ".5", "-.25", "007", "1" * 70, "3.5.2", "1e5", "2E-3", "12%", "\u0663"]),
+)
+seps = st.sampled_from([",", ", ", " ", "  ", ";", " , ", ",,", "\t", "\n", " - ", "%", ""])
+names = st.sampled_from(["dx", "dy", "x", "Y", "angle", "scale", "ring", "count", "px", "deg", "yes", "rows", "e", "x1", "_a"])
+eqs = st.sampled_from(["=", ": ", " = ", ":", " ", "=="])
+brackets = st.sampled_from([("", ""), ("[", "]"), ("(", ")"), ("{", "}"), ("[", ")"), ("[[", "]]"), ("[", ""), ("", ")")])
+
+
+@MANY
+@given(st.lists(numbers, min_size=0, max_size=8), seps, brackets, st.sampled_from(["", " ", " px", "°", "%", " 7"]))
+def test_number_lists_fast_and_full_agree(nums, sep, br, suffix):
+    check(f"{br[0]}{sep.join(nums)}{br[1]}{suffix}")
+
+
+@MANY
+@given(st.lists(st.tuples(names, eqs, numbers), min_size=1, max_size=5), seps)
+def test_named_numbers_fast_and_full_agree(pairs, sep):
+    check(sep.join(f"{n}{e}{v}" for n, e, v in pairs))
+
+
+@MANY
+@given(st.text(alphabet=st.sampled_from(list("0123456789 ,;.-+[](){}=:%#xyEe_\n\u2212")), max_size=30))
+def test_any_text_of_answer_characters_fast_and_full_agree(text):
+    check(text)
+
+
+def test_the_fast_paths_take_the_common_shapes():
+    common = ["7", " 3,-2 ", "[2,0,1,3]", "(3, -2)", "37.5%", "[30, -50]", "dx=3, dy=-2",
+              "angle=45.0, scale=1.2", "ring=2; angle=135.5", "count: 7", "x=240, y=130"]
+    assert all(check(s) for s in common)
+    # shapes the general tokeniser must read: units, nested lists, named lists, exponents
+    assert not any(check(s) for s in ["3 px", "[[0,3],[2,1]]", "rows=[2,0,1]; cols=[1,2,0]", "1e5", "px=3", "#7840c8"])
+
+
+def test_frozen_new_equals_the_constructor():
+    values = dict(ok=True, span="3,-2", items=(3, -2), fields={"a": 1}, reason="", loose={}, tails={},
+                  clashes=set(), percent=False)
+    made = ap.frozen_new(ap.ParsedAnswer, **values)
+    assert made == ap.ParsedAnswer(**values) and vars(made) == vars(ap.ParsedAnswer(**values))
+    assert {f.name for f in dataclasses.fields(ap.ParsedAnswer)} == set(values)
+    s = dict(correct=True, status="ok", reason="exact match", predicted=7, gold=7, span="7")
+    assert ap.frozen_new(Score, **s) == Score(**s) and {f.name for f in dataclasses.fields(Score)} == set(s)
+    try:
+        made.ok = False
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("frozen_new must keep the instance frozen")
