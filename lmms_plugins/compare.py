@@ -18,6 +18,7 @@ import csv
 import io
 import json
 import math
+import re
 import sys
 import textwrap
 from collections import Counter
@@ -49,6 +50,7 @@ class TaskResult:
     results_file: Path
     samples_file: Path | None = None
     inputs: dict | None = field(default=None, repr=False, compare=False)  # key -> SampleInputs, on first use
+    config: dict = field(default_factory=dict, repr=False)  # the task's config in the results (dataset_name, splits)
 
 
 @dataclass
@@ -106,6 +108,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
         config = data.get("config") or {}
         model = str(config.get("model") or data.get("model_name") or model)
         n_samples = data.get("n-samples") or {}
+        configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
         for task, entries in data["results"].items():
             values, stderr = {}, {}
             for key, value in entries.items():
@@ -125,7 +128,8 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
             samples = _read_jsonl(sf) if sf else None
             if n is None and samples is not None:
                 n = len(samples)
-            tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf)
+            cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}
+            tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg)
     if label is None:
         name = path.stem if path.is_file() else path.name
         label = f"{model} ({name})" if model else name
@@ -215,6 +219,36 @@ def pair_samples(ta: TaskResult, tb: TaskResult, va: dict, vb: dict) -> Pairing:
             diff = [f for f in a.visible if a.visible[f] != b.visible[f]]
             what.update(diff or [HIDDEN_DIFFERENCE])
     return Pairing(keys, len(shared), dropped, tuple(f for f, _ in what.most_common()), unchecked)
+
+
+TIER_SUFFIX = re.compile(r"_(easy|medium|hard|expert)$")
+
+
+def metric_count(tr: TaskResult, metric: str) -> int | None:
+    """How many samples a metric's value is computed over: the total of its counts (DoD), else the
+    logged samples it applies to (pending ones count: they stay in the denominator; a value None
+    with status ok is 'does not apply', e.g. GRADE C for a sample without consistency; a per-tier
+    metric keeps its tier's samples), else the task's sample count."""
+    c = counts_of(tr, metric)
+    if c is not None:
+        return c[1]
+    if tr.samples:
+        tier = TIER_SUFFIX.search(metric)
+        n = 0
+        for line in tr.samples:
+            item = line.get(metric)
+            if isinstance(item, dict):
+                if item.get("applicable") is False or "value" not in item:
+                    continue
+                if item.get("value") is None and item.get("status", "ok") == "ok":
+                    continue
+                if tier and "tier" in item and item.get("tier") != tier.group(1):
+                    continue
+                n += 1
+            elif isinstance(item, (int, float)):
+                n += 1
+        return n
+    return tr.n
 
 
 def _is_sample_mean(values: dict[str, float] | None, reported: Any) -> bool:
@@ -815,6 +849,18 @@ COMMUNITY = "#adb5bd"
 
 def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
     """One PNG per benchmark: a horizontal bar panel per metric, your runs coloured, intervals drawn."""
+    fig = chart_figure(cmp, bench)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def chart_figure(cmp: Comparison, bench: str):
+    """The matplotlib figure of ``write_chart`` (None when the benchmark has no headline metric)."""
     blks = [b for b in cmp.blocks if b.benchmark == bench and b.mm.headline]
     if not blks:
         return None
@@ -825,7 +871,7 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
 
     colours = {r.label: YOURS[i % len(YOURS)] for i, r in enumerate(cmp.runs)}
     if not any(b.community for b in blks):
-        return _runs_only_chart(cmp, bench, blks, colours, path, plt)
+        return _runs_only_chart(cmp, bench, blks, colours, plt)
     blks = [b for b in blks if b.community]
     ncols = min(3, len(blks))
     nrows = math.ceil(len(blks) / ncols)
@@ -866,9 +912,7 @@ def write_chart(cmp: Comparison, bench: str, path: Path) -> Path | None:
         ax.tick_params(axis="x", labelsize=8)
     fig.suptitle("\n".join(textwrap.wrap(f"{BENCH_NAMES[bench]}: your runs (coloured) and published results (grey); "
                                          "bars show 95% CIs where known", int(16 * 5.6 * ncols / 1.4))), fontsize=10)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def _wrap(name: str, width: int = 26) -> list[str]:
@@ -877,7 +921,7 @@ def _wrap(name: str, width: int = 26) -> list[str]:
     return lines if len(lines) <= 3 else lines[:2] + [textwrap.shorten(" ".join(lines[2:]), width, placeholder="…")]
 
 
-def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: dict, path: Path, plt) -> Path:
+def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: dict, plt):
     """No published numbers (CwI): one panel, a row per task, a bar per run, for each task's first
     higher-is-better metric (accuracy)."""
     chosen: dict[str, Block] = {}
@@ -906,9 +950,7 @@ def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: di
     # the legend (full run names) below the panel: inside it, it covered the bars that reach 100 %
     fig.legend(loc="outside lower center", ncols=min(2, max(1, len(runs))), fontsize=8)
     ax.set_title(f"{BENCH_NAMES[bench]}: your runs with 95% CIs (no published numbers)", fontsize=10)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
 # ------------------------------------------------------------------------------------ entry points

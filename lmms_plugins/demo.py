@@ -4,7 +4,12 @@
    synthetic ABACUS scenes), in the official layouts;
 2. runs the real lmms-eval CLI on them with the program baselines (``cwi_solver``,
    ``maze_solver``, ``abacus_synthetic_editor``);
-3. prints the comparison with the published community numbers and writes the HTML report.
+3. runs a second, imperfect model on the same data (``--no-flawed`` skips it): the baselines'
+   answers with known flaws, replayed (CwI answers wrong or unparsable, maze paths stopping
+   short or crossing walls, paths drawn for infeasible mazes; demo_flawed.py), and the ABACUS
+   editor with its fault injection on (``fault=touch``);
+4. prints the comparison with the published community numbers and the paired tests of the
+   second run against the first, and writes one HTML report per run.
 
 Everything goes under ``--out`` (default ``./lmms-plugins-demo``); nothing is downloaded.
 """
@@ -38,10 +43,12 @@ class Run:
 
 RUNS = (
     Run("cwi", "cwi", "cwi_solver", "", "LMMS_PLUGINS_CWI_ROOT", "cwi"),
-    Run("dod", "dod_no_hint", "maze_solver", "", "LMMS_PLUGINS_DOD_ROOT", "dod"),
-    Run("abacus", "abacus", "abacus_synthetic_editor", "fault=none", "LMMS_PLUGINS_ABACUS_ROOT", "abacus",
-        env=(("LMMS_PLUGINS_ABACUS_DETECTOR", "synthetic_test"),)),
+    Run("dod", "dod_no_hint", "maze_solver", "output_dir={images}/maze_solver", "LMMS_PLUGINS_DOD_ROOT", "dod"),
+    Run("abacus", "abacus", "abacus_synthetic_editor", "fault=none,output_dir={images}/abacus", "LMMS_PLUGINS_ABACUS_ROOT",
+        "abacus", env=(("LMMS_PLUGINS_ABACUS_DETECTOR", "synthetic_test"),)),
 )
+#: the second run's ABACUS editor: each edit also touches one instance that should stay (OC < 1)
+ABACUS_FAULT = "touch"
 
 
 class Progress:
@@ -67,6 +74,17 @@ def _lmms_eval() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "lmms_eval"]
 
 
+def _lmms_eval_run(name: str, tasks: str, model: str, model_args: str, run_dir: Path, logs: Path, env: dict) -> Path:
+    cmd = _lmms_eval() + ["--model", model, "--tasks", tasks, "--batch_size", "1", "--output_path", str(run_dir), "--log_samples"]
+    if model_args:
+        cmd += ["--model_args", model_args]
+    _run(cmd, logs / f"{name}.log", env)
+    if not list(run_dir.rglob("*_results.json")):  # lmms-eval exits 0 even when it failed
+        tail = (logs / f"{name}.log").read_text(errors="replace")[-3000:]
+        raise SystemExit(f"lmms-eval wrote no results for {name}; see {logs / (name + '.log')}\n{tail}")
+    return run_dir
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lmms-plugins demo", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="lmms-plugins-demo", help="folder for data, results and the report")
@@ -74,16 +92,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cwi-tasks", default="all", help="CwI tasks or families (default all 30)")
     parser.add_argument("--maze-pairs", type=int, default=6, help="DoD maze pairs (default 6)")
     parser.add_argument("--abacus-n", type=int, default=2, help="ABACUS scenes per operation x tier (default 2)")
+    parser.add_argument("--no-flawed", action="store_true", help="skip the second, imperfect run (two lmms-eval calls less)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     out = Path(args.out).resolve()
-    data, results, logs = out / "data", out / "results", out / "logs"
+    data, results, logs, images = out / "data", out / "results", out / "logs", out / "images"
     for folder in (data, results, logs):
         folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out / ".hf_home")}
     cli = [sys.executable, "-m", "lmms_plugins"]
-    progress = Progress(total=2 * len(RUNS) + 2)
+    flawed = not args.no_flawed
+    progress = Progress(total=2 * len(RUNS) + 2 + (3 if flawed else 0))
 
     generators = {
         "cwi": ["make-data", "cwi", "--tasks", args.cwi_tasks, "--split", "test", "--n", str(args.cwi_n),
@@ -97,38 +117,51 @@ def main(argv: list[str] | None = None) -> int:
         progress(f"generating {run.name} data -> {data / run.data_dir}")
         _run(cli + generators[run.name], logs / f"make-data-{run.name}.log", env)
 
-    run_dirs = []
+    baseline = results / "baseline"
     cwi_tasks = ",".join("cwi" if t.strip() == "all" else f"cwi_{t.strip()}" for t in args.cwi_tasks.split(","))
+    roots = {run.data_env: str(data / run.data_dir) for run in RUNS}
     for run in RUNS:
-        if run.name == "cwi":  # the task names follow --cwi-tasks (all, families or tasks)
-            run = Run(run.name, cwi_tasks, run.model, run.model_args, run.data_env, run.data_dir, run.env)
-        progress(f"lmms-eval --model {run.model} --tasks {run.tasks} (log: {logs / (run.name + '.log')})")
-        run_dir = results / run.name
-        cmd = _lmms_eval() + ["--model", run.model, "--tasks", run.tasks, "--batch_size", "1",
-                              "--output_path", str(run_dir), "--log_samples"]
-        if run.model_args:
-            cmd += ["--model_args", run.model_args]
-        run_env = {**env, run.data_env: str(data / run.data_dir), **dict(run.env)}
-        _run(cmd, logs / f"{run.name}.log", run_env)
-        if not list(run_dir.rglob("*_results.json")):  # lmms-eval exits 0 even when it failed
-            tail = (logs / f"{run.name}.log").read_text(errors="replace")[-3000:]
-            raise SystemExit(f"lmms-eval wrote no results for {run.name}; see {logs / (run.name + '.log')}\n{tail}")
-        run_dirs.append(run_dir)
+        tasks = cwi_tasks if run.name == "cwi" else run.tasks  # the CwI tasks follow --cwi-tasks
+        progress(f"lmms-eval --model {run.model} --tasks {tasks} (log: {logs / (run.name + '.log')})")
+        _lmms_eval_run(run.name, tasks, run.model, run.model_args.format(images=images), baseline / run.name, logs,
+                       {**env, run.data_env: roots[run.data_env], **dict(run.env)})
+    run_dirs = [baseline]
+    labels = ["program baselines"]
+
+    if flawed:
+        from lmms_plugins.demo_flawed import write_outputs
+
+        progress("the second run: the baselines' answers with known flaws")
+        outputs, counts = write_outputs(baseline, data / "dod", images / "flawed")
+        second = results / "flawed"
+        dod_task = next(r.tasks for r in RUNS if r.name == "dod")
+        progress(f"lmms-eval --model replay --tasks {cwi_tasks},{dod_task} ({counts['cwi']} CwI and {counts['dod']} DoD answers)")
+        _lmms_eval_run("flawed-replay", f"{cwi_tasks},{dod_task}", "replay", f"outputs={outputs}", second / "replay", logs,
+                       {**env, **roots})
+        ab = next(r for r in RUNS if r.name == "abacus")
+        progress(f"lmms-eval --model {ab.model} --model_args fault={ABACUS_FAULT} --tasks {ab.tasks}")
+        _lmms_eval_run("flawed-abacus", ab.tasks, ab.model, f"fault={ABACUS_FAULT},output_dir={images}/abacus_{ABACUS_FAULT}",
+                       second / "abacus", logs, {**env, ab.data_env: roots[ab.data_env], **dict(ab.env)})
+        run_dirs.append(second)
+        labels.append("flawed baselines")
 
     from lmms_plugins import compare, report
 
-    progress("comparing with the community baselines")
-    code = compare.main([*map(str, run_dirs), "--out", str(out / "compare")])
+    progress("comparing with the community baselines" + (" and the two runs with each other" if flawed else ""))
+    code = compare.main([*map(str, run_dirs), *[a for label in labels for a in ("--label", label)], "--out", str(out / "compare")])
     if code != 0:
         return code
     progress("writing the HTML reports")
-    for run_dir in run_dirs:  # --media-root: samples name their input images relative to the data root
-        code = report.main([str(run_dir), "--out", str(out / f"report-{run_dir.name}.html"), "--label",
-                            f"demo {run_dir.name}", "--media-root", str(data / run_dir.name)])
+    pages = []
+    for run_dir, label in zip(run_dirs, labels):  # --media-root: CwI images live in the data folder
+        page = out / f"report-{run_dir.name}.html"
+        code = report.main([str(run_dir), "--out", str(page), "--label", f"demo: {label}",
+                            *[a for run in RUNS for a in ("--media-root", str(data / run.data_dir))]])
         if code != 0:
             return code
+        pages.append(str(page))
     print(f"\nDone in {time.perf_counter() - progress.start:.0f}s. Results: {results}; comparison: "
-          f"{out / 'compare'}; reports: {', '.join(str(out / f'report-{d.name}.html') for d in run_dirs)}")
+          f"{out / 'compare'}; reports: {', '.join(pages)}")
     return 0
 
 

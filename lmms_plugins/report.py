@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lmms_plugins.compare import ResultsError, Run, load_run, sample_key
+from lmms_plugins.compare import ResultsError, Run, TaskResult, load_run, metric_count, sample_key
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
 
 #: per-sample metric shown as the verdict of a sample, most preferred first.
@@ -209,16 +209,17 @@ def _svg(overlay: dict, size: tuple[int, int]) -> str:
     return "".join(parts)
 
 
-def _figure(path: str, px: int, overlays: list[dict], role: str) -> str:
+def _figure(path: str, px: int, overlays: list[dict], role: str, title: str = "") -> str:
     uri, info = thumbnail(path, px)
+    head = f'<div class="imgtitle">{ESC(title)}</div>' if title else ""
     if uri is None:
-        return f'<div class="img missing" title="{ESC(str(path)[:300])}">image not readable: {ESC(str(info)[:300])}</div>'
+        return f'{head}<div class="img missing" title="{ESC(str(path)[:300])}">image not readable: {ESC(str(info)[:300])}</div>'
     svgs = "".join(_svg(o, info) for o in overlays)
     caps = "".join(f'<figcaption>{ESC(str(o["caption"]))}</figcaption>' for o in overlays if o.get("caption"))
     legend = sorted({(str(s.get("label", "")), str(s.get("color", "#e8590c"))) for o in overlays for s in o.get("shapes", []) if s.get("label")})
     leg = "".join(f'<span class="key"><i style="background:{ESC(c)}"></i>{ESC(lbl)}</span>' for lbl, c in legend)
     small = ' class="small"' if max(info) < px * 0.75 else ""  # tiny images (maze maps) are enlarged, pixel-sharp
-    return (f'<figure class="img {role}"><div class="frame"><img{small} alt="{role} image" src="{uri}">{svgs}</div>'
+    return (f'<figure class="img {role}">{head}<div class="frame"><img{small} alt="{role} image" src="{uri}">{svgs}</div>'
             f'{caps}{f"<div class=legend>{leg}</div>" if leg else ""}</figure>')
 
 
@@ -262,7 +263,97 @@ def rounds_block(raw: Any, px: int = THUMB_PX) -> str:
     return f'<div class="rounds"><h4>rounds ({ESC(str(trace.get("ended", "")))})</h4>{"".join(parts)}</div>'
 
 
-def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | None = None) -> str:
+# ------------------------------------------------------------------------------------ dataset images
+CWI_NO_IMAGES = ("input images: not in lmms-eval's samples file (CwI keeps them in its parquet data); "
+                 "set LMMS_PLUGINS_CWI_ROOT or pass --media-root <local CwI folder> to show them")
+
+
+def _cwi_names(task: str, tr: TaskResult | None) -> tuple[str, list[str]]:
+    """(the data folder's config name, the splits to look in) of a CwI task."""
+    cfg = tr.config if tr is not None else {}
+    name = cfg.get("dataset_name") or task.removeprefix("cwi_code_").removeprefix("cwi_")
+    splits = [s for s in (cfg.get("test_split"), cfg.get("validation_split"), "test", "validation", "train") if s]
+    return str(name), list(dict.fromkeys(splits))
+
+
+@functools.lru_cache(maxsize=64)
+def _parquet_images(path: str, _stamp: int) -> dict[str, list[str]]:
+    """item id -> its images as data URIs, from one CwI parquet file (columns id, image, image_2)."""
+    import pyarrow.parquet as pq
+
+    names = set(pq.read_schema(path).names)
+    cols = [c for c in ("id", "image", "image_2") if c in names]
+    if "id" not in cols:
+        return {}
+    table = pq.read_table(path, columns=cols).to_pylist()
+    out: dict[str, list[str]] = {}
+    for row in table:
+        uris = []
+        for col in ("image", "image_2"):
+            im = row.get(col)
+            raw = im.get("bytes") if isinstance(im, dict) else im if isinstance(im, bytes) else None
+            if raw:
+                uris.append("data:image/png;base64," + base64.b64encode(raw).decode())
+        out[str(row["id"])] = uris
+    return out
+
+
+def cwi_images(task: str, key: str, tr: TaskResult | None, roots: list[Path]) -> tuple[list[str], str]:
+    """(images, note) of a CwI item, read from the local data folder (the samples file has none)."""
+    name, splits = _cwi_names(task, tr)
+    looked = []
+    for root in roots:
+        for folder in (Path(root) / name, Path(root)):
+            files = [f for s in splits for f in sorted(folder.glob(f"{s}-*.parquet"))] if folder.is_dir() else []
+            for f in files:
+                looked.append(f)
+                found = _parquet_images(str(f), f.stat().st_mtime_ns).get(key)
+                if found is not None:
+                    return found, ""
+    if looked:
+        return [], f"input images: item {key} is not in {', '.join(str(f) for f in looked[:3])}"
+    return [], CWI_NO_IMAGES
+
+
+# ------------------------------------------------------------------------------------ GRADE
+def grade_block(line: dict) -> str:
+    """A GRADE sample's verdict in full: each rubric question with its weight and the judge's
+    answer, R, C and L (from the record of ``grade_breakdown``, which carries the rubric)."""
+    rec = line.get("grade_breakdown") if isinstance(line.get("grade_breakdown"), dict) else None
+    if rec is None:
+        rec = next((v for v in _metric_items(line).values() if "R" in v), None)
+    if rec is None:
+        return ""
+    rubric = rec.get("rubric") if isinstance(rec.get("rubric"), list) else []
+    answers = rec.get("answers") if isinstance(rec.get("answers"), list) else []
+    by_id = {str(a.get("id")): a for a in answers if isinstance(a, dict)}
+    rows = []
+    for i, q in enumerate(rubric or [{"id": a.get("id"), "question": "", "weight": None} for a in answers]):
+        a = by_id.get(str(q.get("id"))) or (answers[i] if i < len(answers) and isinstance(answers[i], dict) else None)
+        verdict = "—" if a is None else ("yes" if a.get("yes") else "no")
+        weight = q.get("weight")
+        rows.append(f'<tr class="ans-{verdict}"><td>{ESC(str(q.get("id", "")))}</td><td>{ESC(str(q.get("question", "")))}</td>'
+                    f'<td class="num">{"" if weight is None else f"{float(weight):.2f}"}</td><td><b>{verdict}</b></td>'
+                    f'<td>{ESC(str((a or {}).get("reason", "")))}</td></tr>')
+    if not rows:
+        rows.append('<tr><td colspan=5 class="none">no rubric answers (no judge verdict for R)</td></tr>')
+
+    def dim(name: str, scale: int) -> str:
+        v = rec.get(name)
+        if v is None:
+            return "n/a" if name == "C" and rec.get("consistency_type") == "none" else "pending"
+        return f"{float(v):.2f}" if scale == 1 else f"{v:g}/{scale}"
+
+    note = "" if rubric else '<p class="none">the rubric text is not in this samples file (a run made before it was logged)</p>'
+    return (f'<div class="grade"><h4>rubric (judge)</h4><table class="rubric"><tr><th>id</th><th>question</th><th>weight</th>'
+            f'<th>answer</th><th>why</th></tr>{"".join(rows)}</table>{note}'
+            f'<p class="dims">R = <b>{dim("R", 1)}</b> (sum of the weights answered yes) · C = <b>{dim("C", 2)}</b> '
+            f'({ESC(str(rec.get("consistency_type", "")))} consistency) · L = <b>{dim("L", 2)}</b> · strict: '
+            f'<b>{"yes" if rec.get("strict") else "no"}</b> (R = 1, C = 2 where it applies, L = 2)</p></div>')
+
+
+def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | None = None,
+                tr: TaskResult | None = None) -> str:
     from lmms_plugins.utils.model_output import parse_model_output
 
     v = verdict_of(line)
@@ -277,27 +368,45 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     while isinstance(raw, list) and raw:
         raw = raw[0]
     out = parse_model_output(raw)
-    media = [resolve_media(str(p), roots or []) for p in line.get("input_media") or []]
-    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input") for i, p in enumerate(media))
-    outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output") for i, p in enumerate(out.images))
+    full = _fullest_record(line)  # a task may keep its whole record on one metric only (DoD: dod_run)
+    roots = list(roots or [])
+    if full and full.get("data_root"):  # the data folder the sample was scored from (DoD)
+        roots.insert(0, Path(str(full["data_root"])))
+    bench = benchmark_of(task)
+    grade_images = (line.get("grade_breakdown") or {}).get("images") if bench == "grade" else None
+    titles: dict[str, str] = {}
+    if isinstance(grade_images, dict):  # GRADE: the input and the reference, each named
+        titles = {str(p): name for name, p in grade_images.items() if p}
+    media = [str(p) for p in line.get("input_media") or [] if str(p) not in titles or titles[str(p)] == "input"]
+    note = ""
+    if not media and bench == "cwi":
+        media, note = cwi_images(task, key, tr, roots)
+    media = [resolve_media(p, roots) for p in media]
+    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input", "input" if titles else "")
+                     for i, p in enumerate(media))
+    out_title = "edited (model output)" if bench == "grade" else ""
+    outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output", out_title) for i, p in enumerate(out.images))
     outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing)
+    reference = "".join(_figure(resolve_media(p, roots), px, [], "reference", "reference (ground truth)")
+                        for p, name in titles.items() if name == "reference")
     problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems)
     shown = {k: val for k, val in item.items() if k not in ("value", "status", "reason", "id")} if item else {}
-    full = _fullest_record(line)  # a task may keep its whole record on one metric only (DoD: dod_run)
     if full is not None and isinstance(shown.get("record"), dict) and len(full) > len(shown["record"]):
         shown["record"] = full
     mm = map_metric(task, metric) if metric else None
     value_txt = "pending" if value is None else (f"{value:g}" if isinstance(value, (int, float)) else ESC(str(value)))
     prompt = line.get("input") if isinstance(line.get("input"), str) else ""
+    no_input = f'<p class="none">{ESC(note)}</p>' if note else '<p class="none">no input image in the samples file</p>'
     return f"""
 <article class="sample {outcome}" data-task="{ESC(task)}" data-status="{ESC(status)}" data-category="{ESC(category)}" data-outcome="{outcome}" data-key="{ESC(key)}">
   <header><b>{ESC(task)}</b> · <code>{ESC(key)}</code> <span class="badge st-{ESC(status)}">{ESC(status)}</span>
     <span class="badge oc-{outcome}">{outcome}</span> <span class="cat">{ESC(category)}</span></header>
   <div class="verdict"><b>{ESC(mm.label if mm else metric or "no metric")}</b> = {value_txt}{f' — {ESC(str(item.get("reason")))}' if item and item.get("reason") else ""}</div>
-  <div class="io"><div class="col"><h4>input</h4>{inputs or '<p class="none">no input image in the samples file</p>'}{_text_block(prompt, "prompt")}
+  <div class="io"><div class="col"><h4>input</h4>{inputs or no_input}{_text_block(prompt, "prompt")}
     {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
   <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
-    {f"<ul class=problems>{problems}</ul>" if problems else ""}</div></div>
+    {f"<ul class=problems>{problems}</ul>" if problems else ""}</div>{f'<div class="col"><h4>reference</h4>{reference}</div>' if reference else ""}</div>
+  {grade_block(line) if bench == "grade" else ""}
   {rounds_block(raw, px)}
   {f'<details class="record"><summary>scorer record</summary><pre>{ESC(json.dumps(shown, indent=1, default=str)[:20000])}</pre></details>' if shown else ""}
 </article>"""
@@ -326,6 +435,9 @@ figcaption,.legend{font-size:12px;color:#495057}.key{margin-right:8px}.key i{dis
 pre{white-space:pre-wrap;word-break:break-word;background:#f8f9fa;padding:4px;max-height:220px;overflow:auto;font-size:12px;margin:4px 0}
 .missing{padding:20px;background:#fff5f5;color:#c92a2a;font-size:12px;word-break:break-all}.problems{word-break:break-all}
 .none{color:#868e96;font-size:12px}.problems{color:#c92a2a;font-size:12px}
+.imgtitle{font-size:12px;font-weight:600;color:#343a40;margin:2px 0}
+table.rubric{font-size:12px;width:100%}table.rubric td,table.rubric th{padding:2px 5px;vertical-align:top}
+tr.ans-yes td:nth-child(4){color:#2b8a3e}tr.ans-no td:nth-child(4){color:#c92a2a}.dims{margin:4px 0;font-size:13px}
 """
 
 JS = """
@@ -370,6 +482,12 @@ def _options(name: str, label: str, values: Counter) -> str:
     return f'<label>{label} <select id="f-{name}"><option value="">all</option>{opts}</select></label>'
 
 
+def _count_text(tr: TaskResult, metric: str) -> str:
+    """The metric's own sample count (a tier's items, the feasible requests of DoD's E), else the task's."""
+    n = metric_count(tr, metric)
+    return "" if n is None else str(n)
+
+
 def _metrics_table(run: Run) -> str:
     rows = []
     for task in sorted(run.tasks):
@@ -380,7 +498,7 @@ def _metrics_table(run: Run) -> str:
             mm = map_metric(task, metric)
             shown = f"{mm.to_display(value):.1f} %" if mm and mm.display_unit == "percent" else f"{value:.4g}"
             rows.append(f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
-                        f'<td class="num">{shown}</td><td class="num">{tr.n if tr.n is not None else ""}</td></tr>')
+                        f'<td class="num">{shown}</td><td class="num">{_count_text(tr, metric)}</td></tr>')
     summaries = "".join(
         f"<details class=summary><summary>{ESC(task)} · {ESC(metric)}</summary><pre>{ESC(json.dumps(value, indent=1, default=str)[:20000])}</pre></details>"
         for task in sorted(run.tasks) for metric, value in run.tasks[task].values.items() if isinstance(value, dict))
@@ -418,7 +536,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
         if len(chosen) < len(tr.samples):
             notes.append(f"{task}: {len(chosen)} of {len(tr.samples)} samples shown (failures and problems first; --max-samples)")
         for line in chosen:
-            card = sample_card(task, line, thumb_px, roots)
+            card = sample_card(task, line, thumb_px, roots, tr)
             v = verdict_of(line)
             item = v[1] if v else {}
             st = str(item.get("status", "ok")) if item else "no_metric"

@@ -285,16 +285,17 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
         status, reason = (st.BAD_IMAGE, unreadable) if status == st.OK else (status, f"{reason}; {unreadable}")
 
     # E: only for feasible requests with an image
-    edit_ok, edit_reason = None, unreadable
+    edit_ok, edit_reason, overlay = None, unreadable, None
     if label.feasible and has_image and not unreadable:
-        edit_ok, edit_reason, edit_status = _judge_edit(label, inputs, Path(out.image), model_prompt(doc, setting))
+        edit_ok, edit_reason, edit_status, overlay = _judge_edit_with_overlay(label, inputs, Path(out.image),
+                                                                              model_prompt(doc, setting))
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
     drew_path = _drew_maze_path(label, input_path, Path(out.image)) if (label.is_maze and not label.feasible and has_image and not unreadable) else None
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
-                          conclusion_only_after_think=after_think,
+                          conclusion_only_after_think=after_think, overlay=overlay,
                           status=status, reason=reason)
 
 
@@ -320,29 +321,37 @@ def _drew_maze_path(label, input_path: Path, output_path: Path) -> bool | None:
 
 def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str = "") -> tuple[bool | None, str, str]:
     """(edit_ok, why, status) for a feasible request with an image; ``prompt``: what the model was asked."""
+    return _judge_edit_with_overlay(label, inputs, output_path, prompt)[:3]
+
+
+def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "") -> tuple[bool | None, str, str, dict | None]:
+    """``_judge_edit`` and, for a maze, what the verifier read as a report overlay (maze_overlay.py)."""
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     input_path = inputs[0]
     if label.is_maze:
         try:
             from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
         except ImportError as exc:
-            return None, f"maze verifier not installed ({exc})", M.MAZE_UNVERIFIED
+            return None, f"maze verifier not installed ({exc})", M.MAZE_UNVERIFIED, None
+        from lmms_plugins.tasks.dod.maze_overlay import maze_overlay
+
         verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
+        overlay = maze_overlay(verdict)
         if verdict.reason == "unreadable_grid" and verdict.details.get("side") == "input":
             # our reading of the dataset's own map failed (or disagrees with grid_evidence): that is
             # not the model's fault, so the sample is pending, not a silent E = 0
             why = verdict.details.get("message", "input maze not readable")
-            return None, f"maze verifier could not read the input map: {why}", M.MAZE_UNVERIFIED
-        return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK
+            return None, f"maze verifier could not read the input map: {why}", M.MAZE_UNVERIFIED, overlay
+        return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK, overlay
     if not edit_judge_enabled():
-        return None, "editing judge not configured", M.NO_EDIT_JUDGE
+        return None, "editing judge not configured", M.NO_EDIT_JUDGE, None
     from .judges import JudgeUnavailable, judge_edit
 
     try:
         v = judge_edit(instruction=prompt, label=label, input_image=inputs, output_image=output_path)
     except JudgeUnavailable as exc:
-        return None, f"editing judge: {exc}", st.JUDGE_ERROR
-    return v.ok, f"editing judge: {v.reason}", st.OK
+        return None, f"editing judge: {exc}", st.JUDGE_ERROR, None
+    return v.ok, f"editing judge: {v.reason}", st.OK, None
 
 
 def model_prompt(doc: Mapping, setting: str) -> str:
@@ -361,7 +370,8 @@ FULL_RECORD_METRIC = "dod_run"
 def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> dict:
     rec = score_sample(doc, results[0] if results else None, setting)
     out = {}
-    full = rec.to_dict()
+    # the data folder: the report finds the input images (input_media is relative to it) there
+    full = {**rec.to_dict(), "data_root": str(doc.get("dod_root") or "")}
     slim = {k: full[k] for k in SLIM_FIELDS}
     for m in M.METRICS:
         o = M.outcome(m, rec)

@@ -168,6 +168,14 @@ def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict)
     return MazeVerdict(True, "ok", tuple(order), details, True)
 
 
+def grid_of(geom: mg.MazeGeometry) -> dict:
+    """The input grid in pixels of the input image (JSON values): n, origin, cell pitch, image
+    size, start and end cells."""
+    b = geom.box
+    return {"n": geom.n, "origin": [round(b.x0, 2), round(b.y0, 2)], "pitch": [round(b.pitch_x, 3), round(b.pitch_y, 3)],
+            "size": list(geom.image_size), "start": list(geom.start), "end": list(geom.goal)}
+
+
 def verify_maze_edit(input_image: Any, output_image: Any, grid_evidence: dict | None = None,
                      path_color: Sequence[int] = mg.DEFAULT_PATH_RGB) -> MazeVerdict:
     """Verify that ``output_image`` is ``input_image`` with one legal start-to-end path drawn."""
@@ -175,11 +183,12 @@ def verify_maze_edit(input_image: Any, output_image: Any, grid_evidence: dict | 
         geom, details = read_input(input_image, grid_evidence, path_color)
         if geom is None:
             return MazeVerdict(False, "unreadable_grid", (), details)
+        grid = grid_of(geom)  # where the input's cells lie: what the report's overlay draws on
         try:
             drawn = mp.read_drawn_path(output_image, geom, path_color)
         except mg.UnreadableGrid as exc:
-            return _unreadable("output", str(exc), n=geom.n)
-        details = {**details, "located_by": drawn.located_by,
+            return _unreadable("output", str(exc), n=geom.n, grid=grid)
+        details = {**details, "grid": grid, "located_by": drawn.located_by,
                    "coverage": {f"{r},{c}": round(v, 3) for (r, c), v in sorted(drawn.coverage.items())},
                    "reaches": {name: (list(ct.via) if ct.reached else None) for name, ct in drawn.reaches.items()}}
         return _judge(geom, drawn, mg.path_class(path_color), details)

@@ -57,6 +57,7 @@ class SampleRecord:
     conclusion_only_after_think: bool = False
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""
+    overlay: dict | None = None  # maze E: what the verifier read, for the report (maze_overlay.py)
 
     def to_dict(self) -> dict:
         return asdict(self)

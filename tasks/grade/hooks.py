@@ -118,7 +118,20 @@ def _record(doc, state: str, reason: str, *, R, C, L, **extra) -> dict:
         # the official per-sample relaxed score (0.8/0.2 when consistency does not apply);
         # informative only: the reported lenient score is computed from the means
         values["grade_lenient"] = (0.6 * 100 * R + 0.3 * 50 * C + 0.1 * 50 * L) if score.c_applicable else (0.8 * 100 * R + 0.2 * 50 * L)
-    return {m: st.sample(values[m], state, reason, doc["task_id"], **fields) for m in METRICS}
+    out = {m: st.sample(values[m], state, reason, doc["task_id"], **fields) for m in METRICS}
+    # for the report, once per sample (not on every metric): the rubric with its weights, beside the
+    # judge's answers, and which image is which
+    out["grade_breakdown"].update(rubric=_rubric(doc), images={"input": doc.get("image_path"), "reference": doc.get("gt")})
+    return out
+
+
+def _rubric(doc) -> list:
+    from lmms_plugins.tasks.grade.records import GradeDataError, parse_questions
+
+    try:
+        return [{"id": q.id, "question": q.question, "weight": q.score} for q in parse_questions(doc["questions"], doc["task_id"])]
+    except (GradeDataError, KeyError):
+        return []
 
 
 def _zero(doc, state: str, reason: str) -> dict:

@@ -41,16 +41,19 @@ def write_run(out: Path, results: dict[str, dict], samples: dict[str, list[dict]
 
 
 def sample_line(doc_id: int, metrics: dict[str, dict], *, output: str = "", media: list[str] | None = None,
-                target: str = "") -> dict:
+                target: str = "", doc_hash: str = "0" * 64, prompt: str | None = None) -> dict:
     line = {"doc_id": doc_id, "target": target, "filtered_resps": output, "token_counts": [None],
-            "doc_hash": "0" * 64, "input_media": media or []}
+            "doc_hash": doc_hash, "input_media": media or []}
+    if prompt is not None:
+        line["input"] = prompt
     line.update(metrics)
     return line
 
 
 def cwi_run(out: Path, correct: list[bool], *, task: str = "cwi_alignment", model: str = "replay",
-            unparsable: set[int] = frozenset(), timestamp: str = "20260101_120000") -> Path:
-    """A CwI task with one 0/1 accuracy per item (ids item-000 ...)."""
+            unparsable: set[int] = frozenset(), timestamp: str = "20260101_120000", other_data: set[int] = frozenset()) -> Path:
+    """A CwI task with one 0/1 accuracy per item (ids item-000 ...). Items in ``other_data`` come
+    from another dataset: same id, another doc (its doc_hash and prompt differ)."""
     lines = []
     for i, ok in enumerate(correct):
         sid = f"item-{i:03d}"
@@ -60,8 +63,10 @@ def cwi_run(out: Path, correct: list[bool], *, task: str = "cwi_alignment", mode
             acc = st.sample(1.0 if ok else 0.0, st.OK, "within tolerance" if ok else "dx off by 5", sid,
                             predicted="3,-2" if ok else "8,-2", gold="3,-2", tier="easy")
         fail = st.sample(1.0 if i in unparsable else 0.0, acc["status"], "", sid)
+        other = i in other_data
         lines.append(sample_line(i, {"accuracy": acc, "accuracy_easy": acc, "extraction_failure_rate": fail},
-                                 output=f"<answer>{acc['predicted']}</answer>"))
+                                 output=f"<answer>{acc['predicted']}</answer>", doc_hash=f"{'other' if other else 'same'}-{i:03d}",
+                                 prompt=f"Find the shift of pair {i}{' (another set)' if other else ''}."))
     acc_mean = sum(line["accuracy"]["value"] for line in lines) / len(lines)
     fail_mean = sum(line["extraction_failure_rate"]["value"] for line in lines) / len(lines)
     return write_run(out, {task: {"accuracy": acc_mean, "accuracy_easy": acc_mean, "extraction_failure_rate": fail_mean}},

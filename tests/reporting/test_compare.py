@@ -203,3 +203,87 @@ def test_mcnemar_exact_matches_the_binomial_test():
     for a, b in [(0, 0), (0, 5), (3, 9), (10, 10), (1, 20)]:
         expected = 1.0 if a + b == 0 else binomtest(min(a, b), a + b, 0.5).pvalue
         assert C.mcnemar_exact(a, b) == pytest.approx(expected)
+
+
+# ------------------------------------------------------------------------------------ #16.7: same inputs only
+def test_paired_tests_use_only_samples_with_the_same_inputs_and_say_how_many_were_dropped(tmp_path):
+    a = [i % 2 == 0 for i in range(20)]
+    cwi_run(tmp_path / "a", a, model="model_a")
+    # run b: the same ids, but items 0-5 come from another dataset (another doc_hash and prompt)
+    cwi_run(tmp_path / "b", [True] * 20, model="model_b", other_data=set(range(6)))
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], labels=["A", "B"])
+    p = next(p for p in cmp.paired if p.metric == "accuracy")
+    assert p.n_shared == 14 and p.dropped == 6
+    kept = range(6, 20)
+    assert p.discordant == (0, sum(not a[i] for i in kept))
+    assert "6 of 20 samples with the same id dropped: their inputs differ" in p.note and "prompt" in p.note
+    assert "tested on the 14 paired" in p.note
+    assert "6 of 20 samples with the same id dropped" in cmp.text
+
+
+def test_runs_on_different_data_are_not_tested_at_all(tmp_path):
+    cwi_run(tmp_path / "a", [True, False] * 5)
+    cwi_run(tmp_path / "b", [False, True] * 5, other_data=set(range(10)))
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], labels=["A", "B"])
+    p = next(p for p in cmp.paired if p.metric == "accuracy")
+    assert p.test == "none" and p.n_shared == 0 and p.dropped == 10
+    assert p.note.startswith("the runs share no sample with the same inputs")
+
+
+def test_samples_without_doc_hash_are_paired_by_id_and_said_so(tmp_path):
+    cwi_run(tmp_path / "a", [True] * 6)
+    path = cwi_run(tmp_path / "b", [True] * 5 + [False])
+    samples = next(path.parent.glob("*_samples_cwi_alignment.jsonl"))
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    samples.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "doc_hash"}) + "\n" for line in lines))
+    p = next(p for p in C.compare([tmp_path / "a", tmp_path / "b"]).paired if p.metric == "accuracy")
+    assert p.n_shared == 6 and "6 samples paired by id only" in p.note
+
+
+# ------------------------------------------------------------------------------------ #16.8: headers, chart, labels
+def test_run_columns_have_unique_readable_headers(tmp_path):
+    rs = [1.0, 0.5, 0.0, 1.0]
+    labels = ["replay (grade_judge_a_2026-11-30)", "replay (grade_judge_b_2026-11-30)"]
+    _grade_run(tmp_path / "a", rs)
+    _grade_run(tmp_path / "b", rs[::-1])
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], labels=labels)
+    text = cmp.text
+    assert f"#1 {labels[0]} = " in text and f"#2 {labels[1]} = " in text  # the legend of the #i tags
+    header = next(line for line in text.splitlines() if line.strip().startswith("rank") and "Δ" in line)
+    heads = [h.strip() for h in header.split("Δ ")[1:]]
+    assert len(heads) == 2 and heads[0] != heads[1]
+    assert heads[0].startswith("#1 replay (grade_") and heads[1].startswith("#2 replay (grade_")
+    # labels that fit are used as they are
+    short = C.compare([tmp_path / "a", tmp_path / "b"], labels=["judge A", "judge B"]).text
+    assert "Δ judge A" in short and "Δ judge B" in short and "#1" not in short
+    assert C.column_names(["x" * 40, "x" * 40 + "y"]) == {"x" * 40: "#1 " + "x" * 18 + "…", "x" * 40 + "y": "#2 " + "x" * 18 + "…"}
+
+
+def test_chart_keeps_run_names_whole_and_the_title_clear_of_the_panels(tmp_path):
+    labels = ["a model with a rather long name (run one)", "another long model name (run two)"]
+    _grade_run(tmp_path / "a", [1.0, 0.5, 0.0, 1.0])
+    _grade_run(tmp_path / "b", [0.5, 0.5, 1.0, 1.0])
+    cmp = C.compare([tmp_path / "a", tmp_path / "b"], labels=labels)
+    fig = C.chart_figure(cmp, "grade")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle.get_window_extent(renderer)
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
+    for ax in axes:
+        box = ax.get_tightbbox(renderer)
+        assert title.y0 >= box.y1 - 0.5, "the title overlaps a panel"
+        names = [t.get_text().replace("\n", " ") for t in ax.get_yticklabels()]
+        for label in labels:
+            assert f"▶ {label}" in names  # whole, wrapped over lines, not cut
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_cwi_failure_rates_are_labelled_for_what_they_count():
+    from lmms_plugins.baselines.mapping import map_metric
+
+    extraction = map_metric("cwi_alignment", "extraction_failure_rate")
+    assert "no span" in extraction.label and "wrong shape" in extraction.label and not extraction.higher_is_better
+    generation = map_metric("cwi_alignment", "generation_failure_rate")
+    assert generation is not None and "generation failed" in generation.label and not generation.higher_is_better
