@@ -23,11 +23,16 @@ def metric(results: dict, name: str):
     return results["results"]["grade"][f"{name},none"]
 
 
-def check_scores(results: dict) -> None:
+def check_scores(results: dict, samples: list[dict]) -> None:
+    from lmms_plugins.tasks.grade.hooks import _samples
+    from lmms_plugins.tasks.grade.scoring import breakdown
+
     exp = expected_scores()
     for name in ("strict", "lenient", "reasoning", "consistency", "readability"):
         assert metric(results, f"grade_{name}") == pytest.approx(exp[name]), name
-    b = metric(results, "grade_breakdown")
+    # the table row is short; the details come from the samples' records (as the breakdown CLI does)
+    assert metric(results, "grade_breakdown") == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
+    b = breakdown(_samples([line["grade_breakdown"] for line in samples]))
     assert b["status_counts"] == {"missing_image": 1, "ok": 5}
     assert b["overall"]["lenient"] == pytest.approx(exp["lenient"])
     # per domain: board -> sports, engineering -> physics (with physics_mech)
@@ -104,7 +109,7 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
     assert "Postprocessed 3 docs for grade" in log  # ... and rank 0 scored half of the 6 documents
     logged = next(found[-1].parent.glob("*_samples_grade.jsonl")).read_text().splitlines()
     assert sorted(json.loads(l)["grade_strict"]["task_id"] for l in logged) == sorted(c.task_id for c in CASES)
-    check_scores(multi)
+    check_scores(multi, [json.loads(line) for line in logged])
     assert server.calls == expected_calls()  # each request once across both ranks
     entries = sorted(cache.rglob("*.json"))
     assert len(entries) == expected_calls() and not list(cache.rglob("*.tmp"))
