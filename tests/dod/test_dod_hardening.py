@@ -95,3 +95,18 @@ def test_dod_output_path_outside_allowed_folders_is_missing_image(dod, no_judge)
     res = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer("/etc/passwd")])
     assert res["E"]["status"] == "missing_image"
     assert "outside the allowed image folders" in res["E"]["reason"]
+
+
+@pytest.mark.e2e
+def test_dod_log_samples_keeps_every_line_with_lone_surrogates(dod, run_lmms_eval, tmp_path):
+    """#15.5 through the real CLI: a refusal whose sentence carries a "\\ud800" escape becomes the
+    record's evidence; lmms-eval's --log_samples used to drop such a line with only a warning."""
+    root, docs = dod
+    outputs = tmp_path / "run.jsonl"
+    text = "I checked the request. Therefore \ud800 no valid solution exists \udfff."
+    outputs.write_text("".join(json.dumps({"key": cid, "text": text}) + "\n" for cid in docs), encoding="utf-8")
+    res = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "out",
+                        env={"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_PREFLIGHT": "off"})
+    lines = res["_samples"]["dod_no_hint"]
+    assert len(lines) == len(docs)
+    assert any("\ufffd" in json.dumps(line, ensure_ascii=False) for line in lines)
