@@ -24,17 +24,19 @@ from hypothesis import strategies as st
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 
-OPENED: list[str] = []  # every file opened by this process, recorded by an audit hook
+FORBIDDEN = ("/etc/passwd", "/etc/shadow", "/proc/self/environ")
+OPENED: list[str] = []  # forbidden files opened by this process, recorded by an audit hook
 
 
 def _audit(event, args):
+    # audit hooks cannot be removed: keep it cheap and record only what the tests look for
     if event == "open" and args and isinstance(args[0], (str, bytes)):
-        OPENED.append(os.fsdecode(args[0]))
+        path = os.fsdecode(args[0])
+        if any(f in path for f in FORBIDDEN):
+            OPENED.append(path)
 
 
 sys.addaudithook(_audit)
-
-FORBIDDEN = ("/etc/passwd", "/etc/shadow", "/proc/self/environ")
 
 
 def _png_header_only(width: int, height: int, bit_depth: int = 16) -> bytes:
@@ -133,5 +135,5 @@ def check_records(result: dict, known: set[str], metrics=None) -> None:
 
 
 def assert_nothing_forbidden_opened(since: int) -> None:
-    bad = [p for p in OPENED[since:] if any(p.endswith(f) or f in p for f in FORBIDDEN)]
+    bad = OPENED[since:]
     assert not bad, bad

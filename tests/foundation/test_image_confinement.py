@@ -20,8 +20,8 @@ from lmms_plugins.utils.model_output import parse_model_output
 _OPENED: list[str] = []
 
 
-def _audit(event, args):
-    if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+def _audit(event, args):  # audit hooks stay for the whole session: record only what is looked for
+    if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)) and "passwd" in os.fsdecode(args[0]):
         _OPENED.append(os.fsdecode(args[0]))
 
 
