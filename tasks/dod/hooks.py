@@ -280,7 +280,7 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
             refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
 
     # an image that does not decode is bad_image with the decoder's reason: no verifier or judge sees it
-    unreadable = _unreadable_image(out.image) if has_image else ""
+    unreadable = _unreadable_image(out.image, full=label.is_maze) if has_image else ""
     if unreadable:
         status, reason = (st.BAD_IMAGE, unreadable) if status == st.OK else (status, f"{reason}; {unreadable}")
 
@@ -299,12 +299,16 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
                           status=status, reason=reason)
 
 
-def _unreadable_image(path) -> str:
-    """The decoder's reason why the output image cannot be used ('' when it decodes)."""
+def _unreadable_image(path, full: bool = False) -> str:
+    """The decoder's reason why the output image cannot be used ('' when it decodes).
+
+    ``full``: the maze verifier reads the image at full size, so the check does too (the memory
+    bound then applies to that size); the editing judge gets it at 1024 px, so a JPEG decodes small.
+    """
     from lmms_plugins.utils.images import ImageError, load_rgb
 
     try:
-        load_rgb(path, max_side=1024)  # bounded memory; a JPEG decodes small
+        load_rgb(path, max_side=None if full else 1024)
     except (ImageError, OSError) as exc:
         return f"output image: {exc}"
     return ""

@@ -90,6 +90,18 @@ def test_dod_good_image_with_the_edit_judge_still_asks(dod, tmp_path, monkeypatc
     assert res["E"]["status"] == "ok" and res["E"]["value"] == 1.0
 
 
+def test_dod_maze_image_over_the_memory_bound_is_bad_image(dod, no_judge, tmp_path, monkeypatch):
+    """The maze verifier decodes at full size, so the check does too (a JPEG is not drafted small)."""
+    from PIL import Image
+
+    _, docs = dod
+    big = tmp_path / "big.jpg"
+    Image.new("RGB", (3000, 3000), (200, 200, 200)).save(big)
+    monkeypatch.setenv("LMMS_PLUGINS_MAX_IMAGE_MB", "8")  # 3000x3000 RGB needs ~69 MB; at 1/4 scale ~4 MB
+    e = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer(big)])["E"]
+    assert e["status"] == "bad_image" and "LMMS_PLUGINS_MAX_IMAGE_MB" in e["reason"], e
+
+
 def test_dod_output_path_outside_allowed_folders_is_missing_image(dod, no_judge):
     _, docs = dod
     res = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer("/etc/passwd")])
