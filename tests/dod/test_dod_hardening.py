@@ -97,7 +97,7 @@ def test_dod_maze_image_over_the_memory_bound_is_bad_image(dod, no_judge, tmp_pa
     _, docs = dod
     big = tmp_path / "big.jpg"
     Image.new("RGB", (3000, 3000), (200, 200, 200)).save(big)
-    monkeypatch.setenv("LMMS_PLUGINS_MAX_IMAGE_MB", "8")  # 3000x3000 RGB needs ~69 MB; at 1/4 scale ~4 MB
+    monkeypatch.setenv("LMMS_PLUGINS_MAX_IMAGE_MB", "32")  # 3000x3000 RGB needs ~69 MB to decode; drafted to 1500x1500, ~17 MB
     e = hooks.process_results(docs["synthetic-maze-001-feasible"], [answer(big)])["E"]
     assert e["status"] == "bad_image" and "LMMS_PLUGINS_MAX_IMAGE_MB" in e["reason"], e
 
