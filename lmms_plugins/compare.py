@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import math
@@ -173,20 +174,39 @@ class SampleInputs:
     visible: dict  # the parts of it the samples file shows: prompt, target, input images
 
 
-def sample_inputs(line: dict) -> SampleInputs:
-    """lmms-eval 0.7.3 writes per sample ``doc_hash``: sha256 of the doc as JSON, before it drops
-    ``doc`` from the file. Docs holding images carry them in the hash by content (the same CwI
-    data in two processes hashes alike), docs holding paths by path (a DoD doc's ``dod_root``, GRADE's
-    absolute image paths): the same data in another folder hashes differently."""
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+NULL_DOC_HASH = _sha(json.dumps(None))  # lmms-eval 0.7.3's own requests: Instance.doc is None
+
+
+def _contentless_hashes(task: str, doc_id: Any, splits: list[str]) -> set[str]:
+    """The doc_hash values that name no content: a request without doc (plain lmms-eval), and this
+    package's request docs before they carried a fingerprint (task, split and index only)."""
+    return {NULL_DOC_HASH} | {_sha(json.dumps(f"RequestDoc(task={task!r}, split={s!r}, doc_id={doc_id})", indent=2,
+                                              ensure_ascii=False)) for s in splits}
+
+
+def sample_inputs(line: dict, task: str = "", splits: list[str] | tuple = ()) -> SampleInputs:
+    """The inputs of one logged sample. lmms-eval 0.7.3 writes ``doc_hash``: sha256 of the
+    request's doc as JSON text; for this package's tasks that text holds a fingerprint of the
+    doc's content (lmms_plugins/doc_fingerprint.py: images by their pixels or file bytes, folder
+    paths left out), so the same id in another dataset hashes differently and the same data in
+    another folder alike. A hash that names no content is not used (None)."""
     visible = {"prompt": line.get("input"), "target": line.get("target"), "input images": line.get("input_media")}
     h = line.get("doc_hash")
-    return SampleInputs(h if isinstance(h, str) and h else None, visible)
+    if not (isinstance(h, str) and h) or h in _contentless_hashes(task, line.get("doc_id"), list(splits)):
+        h = None
+    return SampleInputs(h, visible)
 
 
 def inputs_of(tr: TaskResult) -> dict[str, SampleInputs]:
     """sample key -> its inputs, for a task's logged samples (computed once per task)."""
     if tr.inputs is None:
-        tr.inputs = {sample_key(line): sample_inputs(line) for line in tr.samples or []}
+        splits = [s for s in (tr.config.get("test_split"), tr.config.get("validation_split"), "test", "validation", "train") if s]
+        splits = list(dict.fromkeys(splits))
+        tr.inputs = {sample_key(line): sample_inputs(line, tr.task, splits) for line in tr.samples or []}
     return tr.inputs
 
 
@@ -196,10 +216,10 @@ class Pairing:
     shared_ids: int  # keys both runs scored
     dropped: int  # shared ids whose inputs differ
     differing: tuple  # what differs, most frequent first ("prompt", "input images", ...)
-    unchecked: int  # shared ids kept without a check (a samples file without doc_hash)
+    unchecked: int  # shared ids kept without a check (no doc_hash, or one that names no content)
 
 
-HIDDEN_DIFFERENCE = "doc fields the samples file does not show (data folder, image content, labels)"
+HIDDEN_DIFFERENCE = "doc fields the samples file does not show (image content, other fields)"
 
 
 def pair_samples(ta: TaskResult, tb: TaskResult, va: dict, vb: dict) -> Pairing:
@@ -380,10 +400,10 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
         notes.append(f"{len(va)} vs {len(vb)} scored samples, {pairing.shared_ids} with the same id")
     if pairing.dropped:
         notes.append(f"{pairing.dropped} of {pairing.shared_ids} samples with the same id dropped: their inputs differ "
-                     f"(doc_hash; differing: {', '.join(pairing.differing)}): the runs used different data, "
-                     f"or the same data in another folder")
+                     f"(doc_hash; differing: {', '.join(pairing.differing)}): the runs used different data")
     if pairing.unchecked:
-        notes.append(f"{pairing.unchecked} samples paired by id only (a samples file without doc_hash)")
+        notes.append(f"{pairing.unchecked} samples paired by id only (their doc_hash names no content: "
+                     f"a run logged by plain lmms-eval or before this package fingerprinted its docs)")
     if not keys:
         why = "the runs share no sample" if not pairing.shared_ids else "the runs share no sample with the same inputs"
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,

@@ -44,6 +44,7 @@ from lmms_plugins.baselines.mapping import benchmark_of, map_metric
 VERDICT_METRICS = ("accuracy", "abacus_score", "score", "grade_strict", "E", "D_strict", "D_f")
 CATEGORY_FIELDS = ("category", "domain", "operation", "tier", "sub_task", "source_category")
 THUMB_PX = 320
+METRIC_ROWS_OPEN = 40  # a metrics table longer than this starts folded
 MAX_TEXT = 1200
 ESC = html.escape
 
@@ -502,9 +503,11 @@ def _metrics_table(run: Run) -> str:
     summaries = "".join(
         f"<details class=summary><summary>{ESC(task)} · {ESC(metric)}</summary><pre>{ESC(json.dumps(value, indent=1, default=str)[:20000])}</pre></details>"
         for task in sorted(run.tasks) for metric, value in run.tasks[task].values.items() if isinstance(value, dict))
-    return ("<table id=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
-            + "".join(rows) + "</table>"
-            + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else ""))
+    table = ("<table id=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
+             + "".join(rows) + "</table>")
+    if len(rows) > METRIC_ROWS_OPEN:  # a long table (30 CwI tasks) folds, so the gallery is in view
+        table = f"<details class=metrics><summary>{len(rows)} metric values (click to show)</summary>{table}</details>"
+    return table + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else "")
 
 
 def _select(samples: list[dict], limit: int) -> list[dict]:

@@ -13,7 +13,9 @@ of one of this package's tasks carries a :class:`RequestDoc`: a read-only mappin
   its output ``<task>_<doc_id>.png``: unique per task and document, so ranks never collide);
 * ``prompt``: the request's context (the rendered prompt).
 
-Nothing else in lmms-eval 0.7.3 reads ``Instance.doc`` except the sample log's ``doc_hash``.
+Nothing else in lmms-eval 0.7.3 reads ``Instance.doc`` except the sample log's ``doc_hash``
+(sha256 of its text): the text holds a fingerprint of the doc's content (doc_fingerprint.py), so
+``lmms-plugins compare`` pairs two runs' samples only when they had the same inputs.
 """
 
 from __future__ import annotations
@@ -60,8 +62,23 @@ class RequestDoc(Mapping):
     def __len__(self) -> int:
         return len(KEYS)
 
-    def __repr__(self) -> str:  # the sample log hashes str(doc): keep it short and image-free
-        return f"RequestDoc(task={self._task.config.task!r}, split={self._split!r}, doc_id={self._doc_id})"
+    def __repr__(self) -> str:
+        # the sample log's doc_hash is sha256 of str(doc): short and image-free, but with what the
+        # model is given (doc_fingerprint.py), so the same id in another dataset hashes differently
+        return (f"RequestDoc(task={self._task.config.task!r}, split={self._split!r}, doc_id={self._doc_id}, "
+                f"content={self.fingerprint()})")
+
+    def fingerprint(self) -> str:
+        from lmms_plugins.baselines.mapping import benchmark_of
+        from lmms_plugins.doc_fingerprint import doc_fingerprint
+        from lmms_plugins.utils.data_roots import local_root
+
+        try:
+            bench = benchmark_of(str(self._task.config.task))
+            root = local_root(bench) if bench else None
+            return doc_fingerprint(self._task.dataset[self._split][self._doc_id], [root] if root else [])
+        except Exception as exc:  # noqa: BLE001 - a log line must not stop the run
+            return f"unavailable ({type(exc).__name__})"
 
     def __reduce__(self):  # lmms-eval's request cache pickles requests: keep the names only
         return dict, ({"task": self._task.config.task, "doc_id": self._doc_id, "prompt": self._prompt},)

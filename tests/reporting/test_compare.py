@@ -238,6 +238,8 @@ def test_samples_without_doc_hash_are_paired_by_id_and_said_so(tmp_path):
     samples.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "doc_hash"}) + "\n" for line in lines))
     p = next(p for p in C.compare([tmp_path / "a", tmp_path / "b"]).paired if p.metric == "accuracy")
     assert p.n_shared == 6 and "6 samples paired by id only" in p.note
+    # a doc_hash that names no content (plain lmms-eval: Instance.doc is None) is not used either
+    assert C.sample_inputs({"doc_hash": C.NULL_DOC_HASH}).doc_hash is None
 
 
 # ------------------------------------------------------------------------------------ #16.8: headers, chart, labels

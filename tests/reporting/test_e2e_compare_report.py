@@ -23,7 +23,7 @@ class _Articles(HTMLParser):
 
 @pytest.mark.e2e
 def test_compare_and_report_on_real_lmms_eval_runs(tmp_path, run_lmms_eval):
-    from datasets import load_dataset
+    import pyarrow.parquet as pq
 
     from lmms_plugins.compare import compare
     from lmms_plugins.report import write_report
@@ -31,7 +31,9 @@ def test_compare_and_report_on_real_lmms_eval_runs(tmp_path, run_lmms_eval):
 
     root = tmp_path / "cwi"
     assert make_data(["--tasks", "alignment", "--n", str(N), "--seed", "5", "--out", str(root)]) == 0
-    docs = load_dataset(str(root), "alignment")["test"]
+    # the parquet file itself: datasets' default cache may hand back another folder's rows for the
+    # same folder and config name (seen with two "cwi" folders in one session)
+    docs = pq.read_table(next((root / "alignment").glob("test-*.parquet")), columns=["id", "answer"]).to_pylist()
     # run B: a replayed model that is right on the first half, wrong on the rest, and junk on the last
     outputs = tmp_path / "b.jsonl"
     lines = []
@@ -55,9 +57,22 @@ def test_compare_and_report_on_real_lmms_eval_runs(tmp_path, run_lmms_eval):
     assert p.discordant[1] == 0 and p.discordant[0] == solver_hits - N // 2
     assert "McNemar exact p = " in cmp.text and (tmp_path / "cmp" / "compare.csv").exists()
 
-    page = write_report(tmp_path / "b")
+    page = write_report(tmp_path / "b", media_root=[root])
     parser = _Articles()
-    parser.feed(page.read_text())
+    text = page.read_text()
+    parser.feed(text)
     assert len(parser.cards) == N
     assert sum(c["data-status"] == "unparsable" for c in parser.cards) == 1
     assert sum(c["data-outcome"] == "pass" for c in parser.cards) == N // 2
+    # the items' images, from the local parquet (lmms-eval logs none for CwI): two per alignment item
+    assert text.count('alt="input image"') == 2 * N
+
+    # run C: the solver on another CwI set (another seed): the same item ids, other items. lmms-eval's
+    # doc_hash tells them apart, so nothing is paired (before #16.7 all N were "shared")
+    other = tmp_path / "cwi_other"
+    assert make_data(["--tasks", "alignment", "--n", str(N), "--seed", "6", "--out", str(other)]) == 0
+    run_lmms_eval("cwi_alignment", "cwi_solver", out_dir=tmp_path / "c", env={"LMMS_PLUGINS_CWI_ROOT": str(other)})
+    cmp2 = compare([tmp_path / "a", tmp_path / "c"], labels=["solver", "solver on other data"])
+    p2 = next(p for p in cmp2.paired if p.metric == "accuracy")
+    assert p2.test == "none" and p2.n_shared == 0 and p2.dropped == N
+    assert f"{N} of {N} samples with the same id dropped" in p2.note

@@ -213,3 +213,117 @@ def test_relative_input_paths_resolve_under_the_benchmark_data_root(tmp_path, mo
     monkeypatch.delenv("LMMS_PLUGINS_DOD_ROOT")
     assert R.main([str(tmp_path / "out"), "--out", str(tmp_path / "c.html"), "--media-root", str(root)]) == 0
     assert 'alt="input image"' in (tmp_path / "c.html").read_text()
+
+
+# ------------------------------------------------------------------------------------ #16.9
+def _cards(text: str) -> list[str]:
+    return text.split("<article")[1:]
+
+
+def test_dod_inputs_are_found_from_the_data_root_in_the_record(tmp_path, monkeypatch):
+    root = tmp_path / "somewhere" / "dod"
+    _png(root / "image" / "synthetic-maze-009-A.png", (173, 216, 230))
+    slim = {"case_id": "synthetic-maze-009-feasible", "category": "maze", "feasible": True}
+    e = st.sample(1.0, st.OK, "ok", "synthetic-maze-009-feasible", applicable=True, record=slim)
+    run = st.sample(None, st.OK, "", "synthetic-maze-009-feasible", applicable=False,
+                    record={**slim, "edit_reason": "maze verifier: ok", "data_root": str(root)})
+    line = sample_line(0, {"E": e, "dod_run": run}, media=["image/synthetic-maze-009-A.png"],
+                       output=json.dumps({"text": "x", "images": []}))
+    write_run(tmp_path / "out", {"dod_no_hint": {"E": 1.0}}, {"dod_no_hint": [line]})
+    for var in ("LMMS_PLUGINS_DOD_ROOT", "LMMS_PLUGINS_DATA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    text = R.write_report(tmp_path / "out", tmp_path / "a.html").read_text()
+    assert "image not readable" not in text and text.count('alt="input image"') == 1
+    assert "maze verifier: ok" in text  # the full record (dod_run) is the one shown
+
+
+def test_cwi_inputs_come_from_the_local_data_or_are_said_to_be_unavailable(tmp_path, monkeypatch):
+    from lmms_plugins.tasks.cwi.generate import main as make_data
+
+    root = tmp_path / "cwi_two_items"
+    assert make_data(["--tasks", "alignment", "--n", "2", "--seed", "5", "--out", str(root)]) == 0
+    lines = [sample_line(i, {"accuracy": st.sample(1.0, st.OK, "", f"alignment_test_{i:04d}", tier="easy")}) for i in range(2)]
+    lines.append(sample_line(2, {"accuracy": st.sample(0.0, st.OK, "", "alignment_test_0099", tier="easy")}))
+    write_run(tmp_path / "out", {"cwi_alignment": {"accuracy": 2 / 3}}, {"cwi_alignment": lines})
+    for var in ("LMMS_PLUGINS_CWI_ROOT", "LMMS_PLUGINS_DATA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    text = R.write_report(tmp_path / "out", tmp_path / "a.html").read_text()
+    assert text.count("LMMS_PLUGINS_CWI_ROOT") == 3 and 'alt="input image"' not in text  # said, per card
+    monkeypatch.setenv("LMMS_PLUGINS_CWI_ROOT", str(root))
+    cards = _cards(R.write_report(tmp_path / "out", tmp_path / "b.html").read_text())
+    assert [c.count('alt="input image"') for c in cards] == [2, 2, 0]  # alignment items hold two images
+    assert "item alignment_test_0099 is not in" in cards[2]
+    monkeypatch.delenv("LMMS_PLUGINS_CWI_ROOT")
+    assert R.main([str(tmp_path / "out"), "--out", str(tmp_path / "c.html"), "--media-root", str(root)]) == 0
+    assert (tmp_path / "c.html").read_text().count('alt="input image"') == 4
+
+
+def test_samples_column_gives_each_metrics_own_count(tmp_path):
+    tiers = ["easy"] * 3 + ["hard"] * 2
+    lines = []
+    for i, tier in enumerate(tiers):
+        acc = st.sample(1.0, st.OK, "", f"it-{i}", tier=tier)
+        lines.append(sample_line(i, {"accuracy": acc, "accuracy_easy": acc, "accuracy_hard": acc, "accuracy_expert": acc}))
+    write_run(tmp_path / "o", {"cwi_alignment": {"accuracy": 1.0, "accuracy_easy": 1.0, "accuracy_hard": 1.0,
+                                                 "accuracy_expert": float("nan")}}, {"cwi_alignment": lines})
+    text = R.write_report(tmp_path / "o").read_text()
+    counts = dict(re.findall(r"<td>cwi_alignment</td><td>(\w+)</td><td>[^<]*</td><td class=\"num\">[^<]*</td><td class=\"num\">(\d*)</td>", text))
+    assert counts == {"accuracy": "5", "accuracy_easy": "3", "accuracy_hard": "2", "accuracy_expert": "0"}
+
+
+def _grade_lines(tmp_path: Path, monkeypatch) -> list[dict]:
+    """Two GRADE samples scored by the real hooks from a verdict file (no judge call needed)."""
+    from lmms_plugins.tasks.grade import hooks as G
+    from lmms_plugins.tasks.grade.records import normalise_record
+
+    root = tmp_path / "grade"
+    recs = [
+        {"task_id": "chemistry_org_001", "text": "Draw the ester.", "consistency": "style", "sub_task": "Organic",
+         "image_path": "img/in1.png", "gt": "img/gt1.png",
+         "questions": [{"id": "Q1", "question": "Is the product an ester?", "score": 0.7},
+                       {"id": "Q2", "question": "Is water drawn as a by-product?", "score": 0.3}]},
+        {"task_id": "engineering_views_001", "text": "Add the top view.", "consistency": "none", "sub_task": "Views",
+         "image_path": "img/in2.png", "gt": "img/gt2.png",
+         "questions": [{"id": "Q1", "question": "Is the top view drawn?", "score": 1.0}]},
+    ]
+    for i, rec in enumerate(recs):
+        _png(root / rec["image_path"], (200, 200, 255))
+        _png(root / rec["gt"], (200, 255, 200))
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(
+        json.dumps({"task_id": "chemistry_org_001", "C": 2, "L": 1,
+                    "answers": [{"id": "Q1", "answer": "Yes", "reason": "an ester group is drawn"},
+                                {"id": "Q2", "answer": "No", "reason": "no water shown"}]}) + "\n"
+        + json.dumps({"task_id": "engineering_views_001", "C": "none", "L": 2,
+                      "answers": [{"id": "Q1", "answer": "Yes", "reason": "top view present"}]}) + "\n")
+    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(verdicts))
+    lines = []
+    for i, rec in enumerate(recs):
+        doc = normalise_record(rec, root, i + 1)
+        edited = _png(tmp_path / "edited" / f"{rec['task_id']}.png", (255, 200, 200))
+        output = json.dumps({"text": "", "images": [edited]})
+        metrics = G.process_results(doc, [output])
+        lines.append(sample_line(i, metrics, output=output, media=[doc["image_path"], doc["gt"]], prompt=doc["text"]))
+    return lines
+
+
+def test_grade_card_shows_labelled_images_the_rubric_and_r_c_l(tmp_path, monkeypatch):
+    lines = _grade_lines(tmp_path, monkeypatch)
+    # the rubric is logged once per sample, on grade_breakdown only
+    assert [q["weight"] for q in lines[0]["grade_breakdown"]["rubric"]] == [0.7, 0.3]
+    assert "rubric" not in lines[0]["grade_strict"] and "rubric" not in lines[0]["grade_reasoning"]
+    write_run(tmp_path / "out", {"grade": {"grade_strict": 0.0}}, {"grade": lines})
+    cards = _cards(R.write_report(tmp_path / "out", tmp_path / "g.html").read_text())
+    assert len(cards) == 2
+    first, second = cards
+    for card in cards:  # three images, each named
+        assert ('<div class="imgtitle">input</div>' in card and '<div class="imgtitle">edited (model output)</div>' in card
+                and '<div class="imgtitle">reference (ground truth)</div>' in card)
+        assert card.count("<img") == 3
+    assert "Is the product an ester?" in first and "0.70" in first and "0.30" in first
+    assert re.search(r'<tr class="ans-yes"><td>Q1</td>.*?<b>yes</b></td><td>an ester group is drawn', first)
+    assert re.search(r'<tr class="ans-no"><td>Q2</td>.*?<b>no</b></td><td>no water shown', first)
+    assert "R = <b>0.70</b>" in first and "C = <b>2/2</b>" in first and "L = <b>1/2</b>" in first and "strict: <b>no</b>" in first
+    assert "R = <b>1.00</b>" in second and "C = <b>n/a</b>" in second and "L = <b>2/2</b>" in second and "strict: <b>yes</b>" in second
