@@ -5,7 +5,8 @@
 For each function (the model output parser, CwI's span finder, answer parser and rules, DoD's
 refusal detector and [ABSTAIN] check, the judge reply parser, GRADE's verdict parsing, the
 per-sample record sanitiser) and each adversarial input family (one endless sentence, ". "
-repeated, unclosed tags, thousands of brackets, endless digits, random junk), the input grows from
+repeated, unclosed tags, thousands of brackets, endless digits, random junk, "İ" (whose lower case
+is longer), lone surrogates), the input grows from
 1 KB to 5 MB (x4 per step). Printed per (function, family):
 
 * ``slope``: least-squares slope of log(time) against log(size) over the sizes from 1 MB up
@@ -68,6 +69,8 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "digits": lambda n: "<answer>" + "9" * n + "</answer>",
     "numbers": lambda n: "<answer>[" + _repeat("1, ")(n) + "]</answer>",
     "junk": _junk,
+    "dotted_I": lambda n: "İ" * n + "<answer>14</answer>",  # lower() makes it longer: offsets shift
+    "surrogates": _repeat("a\ud800"),  # lone surrogates (a model's JSON escapes)
 }
 
 
@@ -95,8 +98,8 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
 
     int_rule, points_rule = rule_for_task("color_count"), rule_for_task("brightest_blob")
     questions = (Question("Q1", "Is it?", 0.5), Question("Q2", "Is that?", 0.5))
-    text_families = ("sentence", "dots", "think", "brackets", "json_objects", "junk")
-    answer_families = ("answer_tags", "brackets", "closed_brackets", "digits", "numbers", "junk")
+    text_families = ("sentence", "dots", "think", "brackets", "json_objects", "junk", "surrogates")
+    answer_families = ("answer_tags", "brackets", "closed_brackets", "digits", "numbers", "junk", "dotted_I")
     json_families = ("think", "brackets", "closed_brackets", "json_objects", "junk")
     return {
         "parse_model_output": (parse_model_output, text_families + ("closed_brackets",)),
@@ -110,7 +113,7 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
         "judge.extract_json": (_swallow(extract_json, ValueError), json_families),
         "grade.rubric": (_swallow(lambda t: match_answers(questions, extract_json(t)), ValueError), json_families),
         "grade.scale": (_swallow(lambda t: parse_scale(extract_json(t)), ValueError), json_families),
-        "status.sample": (lambda t: sample(0.0, "ok", t, "id", predicted=[t]), ("junk", "sentence")),
+        "status.sample": (lambda t: sample(0.0, "ok", t, "id", predicted=[t]), ("junk", "sentence", "surrogates")),
     }
 
 
