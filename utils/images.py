@@ -136,24 +136,42 @@ def load_rgb(
         raise ImageMissing(f"image not found: {full}")
     if full.stat().st_size == 0:
         raise ImageCorrupt(f"image file is empty (0 bytes): {full}")
+    return _decode(full, str(full), max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
+
+
+def load_rgb_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS,
+                   max_bytes: int | None = None, max_side: int | None = None):
+    """:func:`load_rgb` for an image held in memory (e.g. a file a sandboxed program wrote);
+    ``name`` stands for it in messages."""
+    import io
+
+    if not data:
+        raise ImageCorrupt(f"image {name} is empty (0 bytes)")
+    return _decode(io.BytesIO(bytes(data)), name, max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
+
+
+def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_side: int | None):
+    """Decode ``source`` (a path or a binary file object) with the checks of :func:`load_rgb`."""
+    from PIL import Image, UnidentifiedImageError
+
     budget = max_decode_bytes() if max_bytes is None else int(max_bytes)
     try:
-        with Image.open(full) as img:
+        with Image.open(source) as img:
             if max_side and img.format == "JPEG" and max(img.size) > max_side:
                 img.draft("RGB", (max_side, max_side))  # DCT scaling: the big raster is never made
             width, height = img.size
             if width * height > max_pixels:
                 raise ImageTooLarge(
-                    f"image {full} has {width}x{height} = {width * height:,} pixels, over the bound of {max_pixels:,}"
+                    f"image {name} has {width}x{height} = {width * height:,} pixels, over the bound of {max_pixels:,}"
                 )
             cost = decode_cost(img.mode, img.size)
             if cost > budget:
                 raise ImageTooLarge(
-                    f"image {full} ({width}x{height}, mode {img.mode}) needs about {cost / (1 << 20):,.0f} MB to "
+                    f"image {name} ({width}x{height}, mode {img.mode}) needs about {cost / (1 << 20):,.0f} MB to "
                     f"decode, over the bound of {budget / (1 << 20):,.0f} MB ({ENV_MAX_DECODE_MB})"
                 )
             img.load()  # decode now, so truncation shows here and not later
-            _check_complete(full, img.format)
+            _check_complete(source, name, img.format)
             small = img
             if max_side and max(img.size) >= 2 * max_side:
                 small = img.reduce(max(img.size) // max_side)  # box-average by an integer factor, >= max_side
@@ -162,14 +180,14 @@ def load_rgb(
     except ImageError:
         raise
     except Image.DecompressionBombError as exc:
-        raise ImageTooLarge(f"image {full} is too large to decode safely: {exc}") from exc
+        raise ImageTooLarge(f"image {name} is too large to decode safely: {exc}") from exc
     except UnidentifiedImageError as exc:
-        raise ImageCorrupt(f"not a readable image file: {full}") from exc
+        raise ImageCorrupt(f"not a readable image file: {name}") from exc
     except (OSError, SyntaxError, ValueError) as exc:
-        raise ImageCorrupt(f"image {full} is corrupt or truncated: {exc}") from exc
+        raise ImageCorrupt(f"image {name} is corrupt or truncated: {exc}") from exc
 
 
-def _check_complete(full: Path, fmt: str | None) -> None:
+def _check_complete(source, name: str, fmt: str | None) -> None:
     """Truncation, even when ``ImageFile.LOAD_TRUNCATED_IMAGES`` is on.
 
     lmms-eval (``lmms_eval.api.task``) turns that flag on for the whole process, and PIL then
@@ -180,17 +198,23 @@ def _check_complete(full: Path, fmt: str | None) -> None:
 
     if not ImageFile.LOAD_TRUNCATED_IMAGES:
         return  # load() has already raised on truncation
+    if hasattr(source, "seek"):
+        source.seek(0)
     if fmt == "PNG":
         try:
-            with Image.open(full) as again:
+            with Image.open(source) as again:
                 again.verify()
         except Exception as exc:  # noqa: BLE001 - PIL raises OSError, SyntaxError, struct.error...
-            raise ImageCorrupt(f"image {full} is corrupt or truncated: {exc}") from exc
+            raise ImageCorrupt(f"image {name} is corrupt or truncated: {exc}") from exc
     elif fmt == "JPEG":
-        with open(full, "rb") as fh:
-            fh.seek(max(0, full.stat().st_size - 1024))
-            if b"\xff\xd9" not in fh.read():
-                raise ImageCorrupt(f"image {full} is corrupt or truncated: the JPEG has no end marker")
+        if hasattr(source, "getbuffer"):
+            tail = bytes(source.getbuffer()[-1024:])
+        else:
+            with open(source, "rb") as fh:
+                fh.seek(max(0, Path(source).stat().st_size - 1024))
+                tail = fh.read()
+        if b"\xff\xd9" not in tail:
+            raise ImageCorrupt(f"image {name} is corrupt or truncated: the JPEG has no end marker")
 
 
 def load_rgb_array(path, **kwargs):

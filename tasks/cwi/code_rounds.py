@@ -148,7 +148,7 @@ def decode_images(files: Mapping[str, bytes], inputs: Mapping[str, bytes], max_i
     A file equal to an input image is not new. Images are taken in name order, at most
     ``max_images``; the others are listed by name, with why they were not shown.
     """
-    from PIL import Image
+    from lmms_plugins.utils.images import load_rgb_bytes
 
     images, records, others = [], [], []
     for name in sorted(files):
@@ -161,12 +161,8 @@ def decode_images(files: Mapping[str, bytes], inputs: Mapping[str, bytes], max_i
         if len(images) >= max_images:
             others.append({"name": name, "bytes": len(data), "why": f"only {max_images} images are sent back per round"})
             continue
-        try:
-            im = Image.open(io.BytesIO(data))
-            if im.size[0] * im.size[1] > max_pixels:
-                raise ValueError(f"{im.size[0]}x{im.size[1]} is over {max_pixels} pixels")
-            im.load()
-            im = im.convert("RGB")
+        try:  # bounded memory (mode-aware, from the header) and truncation checks: the model wrote it
+            im = load_rgb_bytes(data, name=name, max_pixels=max_pixels)
         except Exception as exc:  # noqa: BLE001 - a file the model wrote can be anything
             others.append({"name": name, "bytes": len(data), "why": f"not a readable image: {type(exc).__name__}: {exc}"})
             continue

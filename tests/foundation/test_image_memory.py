@@ -131,3 +131,14 @@ def test_image_memory_max_side_reduces_png_before_conversion(tmp_path):
     Image.new("RGBA", (3000, 1000), (10, 200, 30, 128)).save(path)
     img = load_rgb(path, max_side=1000)
     assert img.mode == "RGB" and 1000 <= max(img.size) < 2000 and img.size[0] / img.size[1] == pytest.approx(3, rel=0.01)
+
+
+def test_image_memory_bound_applies_to_images_in_memory(tmp_path):
+    """Files a sandboxed program wrote arrive as bytes: the same header check refuses them."""
+    from lmms_plugins.utils.images import load_rgb_bytes
+
+    data = write_gray16_png(tmp_path / "bomb16.png", 7999, 7999).read_bytes()
+    with pytest.raises(ImageTooLarge, match="plot.png.*I;16"):
+        load_rgb_bytes(data, name="plot.png")
+    ok = write_gray16_png(tmp_path / "small16.png", 64, 32, value=0xFFFF).read_bytes()
+    assert load_rgb_bytes(ok).getpixel((3, 3)) == (255, 255, 255)

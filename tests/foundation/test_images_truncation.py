@@ -22,3 +22,18 @@ def test_truncated_image_is_corrupt_even_with_lmms_eval_truncation_tolerance(tmp
         load_rgb(cut)
     assert load_rgb(full).size == (256, 256)  # a whole file still loads
     assert ImageFile.LOAD_TRUNCATED_IMAGES is True  # lmms-eval's setting is left alone
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG"])
+def test_truncated_image_bytes_are_corrupt_even_with_lmms_eval_truncation_tolerance(monkeypatch, fmt):
+    import io
+
+    from lmms_plugins.utils.images import load_rgb_bytes
+
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    buf = io.BytesIO()
+    Image.effect_noise((256, 256), 50).convert("RGB").save(buf, format=fmt)
+    data = buf.getvalue()
+    with pytest.raises(ImageCorrupt, match="out.img.*truncated"):
+        load_rgb_bytes(data[: len(data) // 2], name="out.img")
+    assert load_rgb_bytes(data).size == (256, 256)
