@@ -58,16 +58,33 @@ def _blur_valid(x, g):
 
 def _pool(x):
     """2x2 average pool; odd sides are zero-padded by one on each side, padding counted (torch)."""
+    import cv2
     import numpy as np
 
     h, w = x.shape[:2]
     ph, pw = h % 2, w % 2
+    if not (ph or pw) and x.dtype == np.float32 and (x.ndim == 2 or (x.ndim == 3 and x.shape[2] <= 512)):
+        # even sides: OpenCV's area resize by 2 is this mean (to float rounding), ~3x faster
+        return cv2.resize(x, (w // 2, h // 2), interpolation=cv2.INTER_AREA).reshape((h // 2, w // 2) + x.shape[2:])
     if ph or pw:
         pad = [(ph, ph), (pw, pw)] + [(0, 0)] * (x.ndim - 2)
         x = np.pad(x, pad)
     ho, wo = (h + 2 * ph - 2) // 2 + 1, (w + 2 * pw - 2) // 2 + 1
     x = x[: 2 * ho, : 2 * wo]
     return (x[0::2, 0::2] + x[1::2, 0::2] + x[0::2, 1::2] + x[1::2, 1::2]) * 0.25
+
+
+def _channel_means(vmap, mask_u8=None):
+    """Per-channel mean of (h, w, c) float32, over the pixels where mask_u8 is nonzero; float64."""
+    import cv2
+    import numpy as np
+
+    nc = vmap.shape[2]
+    if nc <= 4:  # cv2.mean: one pass, float64 sums (numpy's masked sum costs ~4x more)
+        return np.array(cv2.mean(vmap, mask=mask_u8)[:nc], dtype=np.float64)
+    if mask_u8 is None:
+        return vmap.reshape(-1, nc).mean(axis=0, dtype=np.float64)
+    return vmap[mask_u8 > 0].sum(axis=0, dtype=np.float64) / np.count_nonzero(mask_u8)
 
 
 def _plan(min_side: int) -> tuple[int, float, int, str]:
@@ -87,14 +104,19 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
     import numpy as np
 
     # float32 like pytorch-msssim (and 4x faster in OpenCV); sums are taken in float64
-    x = np.asarray(x, dtype=np.float32)
-    y = np.asarray(y, dtype=np.float32)
+    x, y = np.asarray(x), np.asarray(y)
     if x.shape != y.shape:
         raise ValueError(f"images differ in shape: {x.shape} vs {y.shape}")
     if x.ndim == 2:
         x, y = x[:, :, None], y[:, :, None]
     if x.ndim != 3:
         raise ValueError(f"expected (H, W) or (H, W, C) images, got shape {x.shape}")
+    # x above y in one float32 array (converted straight into it): one blur call and one square
+    # for both. The 'valid' crop drops the rows where the blur window straddles the seam, so each
+    # half is blurred exactly on its own.
+    xy = np.empty((2 * x.shape[0],) + x.shape[1:], dtype=np.float32)
+    xy[: x.shape[0]] = x
+    xy[x.shape[0] :] = y
     m = None if mask is None else np.asarray(mask, dtype=np.float32)
     if m is not None and m.shape != x.shape[:2]:
         raise ValueError(f"mask shape {m.shape} does not match image {x.shape[:2]}")
@@ -108,14 +130,17 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
     base = np.array(STANDARD_WEIGHTS[:levels], dtype=np.float64)
     base = base * (sum(STANDARD_WEIGHTS) / base.sum())
     for level in range(levels):
-        nc = x.shape[2]
-        mu1, mu2 = _blur_valid(x, g), _blur_valid(y, g)
+        hh = xy.shape[0] // 2  # rows of one image at this scale
+        mu_all = _blur_valid(xy, g)
+        sq_all = _blur_valid(xy * xy, g)
+        # rows [0, hh - 2r) are x's valid rows, [hh, 2hh - 2r) y's (the 2r between straddle)
+        n_valid = hh - 2 * r
+        mu1, mu2 = mu_all[:n_valid], mu_all[hh : hh + n_valid]
+        s11, s22 = sq_all[:n_valid], sq_all[hh : hh + n_valid]
+        s12 = _blur_valid(xy[:hh] * xy[hh:], g)
         mu11, mu22, mu12 = mu1 * mu1, mu2 * mu2, mu1 * mu2
-        s11 = _blur_valid(x * x, g)
         s11 -= mu11
-        s22 = _blur_valid(y * y, g)
         s22 -= mu22
-        s12 = _blur_valid(x * y, g)
         s12 -= mu12
         # cs = (2 s12 + C2) / (s11 + s22 + C2), computed in place
         cs_map = s12
@@ -127,19 +152,17 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
         last = level == levels - 1
         vmap = ((2 * mu12 + c1) / (mu11 + mu22 + c1)) * cs_map if last else cs_map
         if m is None:
-            vals = vmap.reshape(-1, nc).mean(axis=0, dtype=np.float64)
-            per_level.append((base[level], vals))
+            per_level.append((base[level], _channel_means(vmap)))
         else:
             h, w = m.shape
-            wts = (m[r : h - r, r : w - r] >= 0.5).astype(np.float32)
-            total = wts.sum()
-            if total > 0:
-                vals = (vmap * wts[:, :, None]).reshape(-1, nc).sum(axis=0, dtype=np.float64) / total
-                per_level.append((base[level], vals))
+            wts = (m[r : h - r, r : w - r] >= 0.5).view(np.uint8)
+            if wts.any():
+                per_level.append((base[level], _channel_means(vmap, wts)))
             elif level == 0:
                 raise ValueError("mask leaves no pixel to compare")
         if not last:
-            x, y = _pool(x), _pool(y)
+            # an odd height pads each image on its own (torch pools them separately)
+            xy = _pool(xy) if hh % 2 == 0 else np.concatenate([_pool(xy[:hh]), _pool(xy[hh:])], axis=0)
             if m is not None:
                 m = _pool(m)
     weights = np.array([wt for wt, _ in per_level])

@@ -125,7 +125,7 @@ def measure_scene(source, edit, instances, flow_fn=None) -> SceneResult:
     if background.mean() < MIN_BACKGROUND_FRAC:
         background = np.ones_like(background)
         why = "background under 1% of the image: whole image compared"
-    composite = np.where(fg[:, :, None], src, ed)
+    composite = cv2.copyTo(src, fg.view(np.uint8), ed.copy())  # = np.where(fg, src, ed), ~4x faster
     flow = (flow_fn or flow_mod.dis_flow)(cv2.cvtColor(src, cv2.COLOR_RGB2GRAY), cv2.cvtColor(composite, cv2.COLOR_RGB2GRAY))
     ft = flow_mod.flow_term(flow, background)
     ms = ms_ssim(src, composite, mask=background)
