@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lmms_plugins.compare import _read_jsonl
 
-ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
+ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
 def _shift_digits(text: str) -> str:

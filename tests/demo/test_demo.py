@@ -20,11 +20,11 @@ def test_demo_runs_offline_and_writes_results_comparison_and_reports(tmp_path):
                           capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "demo"
-    assert "[1/8" in proc.stdout and "Done in" in proc.stdout  # progress is shown
+    assert "[1/11" in proc.stdout and "Done in" in proc.stdout  # progress is shown
 
-    def results(name):
-        path = next((out / "results" / name).rglob("*_results.json"))
-        return json.loads(path.read_text())["results"]
+    def results(name, run="baseline"):
+        return {t: v for path in (out / "results" / run / name).rglob("*_results.json")
+                for t, v in json.loads(path.read_text())["results"].items()}
 
     cwi = results("cwi")
     tasks = [t for t in cwi if t.startswith("cwi_") and t.count("_") >= 1 and "accuracy,none" in cwi[t]]
@@ -43,6 +43,17 @@ def test_demo_runs_offline_and_writes_results_comparison_and_reports(tmp_path):
     compare_md = (out / "compare" / "compare.md").read_text()
     assert "Seedream 4.0" in compare_md
     assert list((out / "compare").glob("*.png"))
-    for name in ("cwi", "dod", "abacus"):
+    # the second, imperfect run (#16.10): below the ceiling, and the paired tests see it
+    flawed = results("replay", "flawed")
+    cwi_flawed = [flawed[t]["accuracy,none"] for t in tasks]
+    assert 0.4 <= sum(cwi_flawed) / len(cwi_flawed) <= 0.8 and flawed["cwi"]["extraction_failure_rate,none"] > 0
+    assert flawed["dod_no_hint"]["E,none"] < 0.5 < dod["E,none"] and flawed["dod_no_hint"]["D_strict,none"] < 1.0
+    ab_flawed = results("abacus", "flawed")
+    assert ab_flawed["abacus_add_easy"]["abacus_conservation,none"] < abacus["abacus_add_easy"]["abacus_conservation,none"]
+    paired = text.split("=== Paired tests")[1]
+    assert "dod_no_hint · E (editing success): flawed baselines" in paired and "McNemar exact" in paired
+    assert "samples with the same id dropped" not in paired  # both runs used the same data
+    for name in ("baseline", "flawed"):
         html = (out / f"report-{name}.html").read_text()
         assert "<html" in html.lower() and "http://" not in html.replace("http://www.w3.org", "")
+    assert "maze verifier: wrong_endpoint (misses end)" in (out / "report-flawed.html").read_text()
