@@ -175,20 +175,36 @@ def _parse(span: str) -> tuple:
 FAST_MAX_CHARS = 2000  # far under MAX_NUMBERS numbers, so that limit cannot be reached here
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _NUM_RE = re.compile(_NUM)
-# 1. numbers only: digits, signs, dots, commas, spaces, '%', inside at most one pair of [] or ().
-#    No letter, so no exponent, name or hex; no '=', ':', ';' or '{'. The loop then appends every
-#    number to the current list (no name is ever pending), and ',' and '%' change nothing else.
+# A unit word as the loop reads it: a whole name (no letter, digit or '_' after it, no letter or
+# '_' before it) that it drops without touching any state. None starts with 'e', so no number
+# before it can have read it as an exponent.
+_UNIT = r"(?<![A-Za-z_])(?i:px|pixels?|deg|degrees?|pp|percent|pct)(?![A-Za-z_0-9])"
+# Characters the loop skips or that change nothing when no name is pending: signs and dots that
+# start no number, ',' (resets only name state), '%' (sets `percent` only), spaces, '°', units.
+_FILL = rf"(?:[-+.,%\s\u00b0]|{_UNIT})"
+_LIST = r"[-+.,\s]*\d[-+.,\d\s]*"  # the inside of a bracket with at least one number
+# 1. numbers only (no letter but unit words, so no exponent, name or hex; no '=', ':', ';', '{'),
+#    inside at most one pair of [] or (): the loop appends every number to the current list.
 #    (The first class has no digit, so a failing match backtracks in linear time.)
-_FAST_NUMBERS = re.compile(r"\s*(?:(\[)|(\())?[-+.,%\s]*\d[-+.,%\d\s]*(?(1)\]|(?(2)\)|))\s*")
-# 2. named numbers: "name=1, other: -2.5; third=3". Each name is whole (followed by = or :), each
-#    number is whole (followed by a separator or the end: no exponent, no unit, no '%').
-_FAST_FIELDS = re.compile(
-    rf"\s*[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*{_NUM}(?:\s*[,;]\s*[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*{_NUM})*\s*")
-_FAST_FIELD = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*({_NUM})")
+_FAST_NUMBERS = re.compile(rf"\s*(?:(\[)|(\())?{_FILL}*\d(?:{_FILL}|\d)*(?(1)\]|(?(2)\)|)){_FILL}*")
+# 2. bracketed groups of numbers: "[[0,3],[2,1]]" (one item: a tuple of groups), "(1, 2), (3, 4)"
+#    or "[1,2] [3,4]" (one item per group); a group in () is a Paren, in [] a tuple.
+_GROUP = rf"(?:\[{_LIST}\]|\({_LIST}\))"
+_FAST_GROUPS = re.compile(rf"\s*(?:(\[)\s*{_GROUP}(?:\s*,?\s*{_GROUP})*\s*\]|{_GROUP}(?:\s*,?\s*{_GROUP})+)\s*")
+_GROUP_RE = re.compile(r"([\[(])([^\[\]()]*)[\])]")
+# 3. named values: "name=1, other: -2.5°; rows=[2, 0, 1]; cols: 1 2 0". Names are whole
+#    (followed by = or :); a value is one number (whole: followed by a separator, a unit or the
+#    end), a space-separated run of numbers (the loop extends the field into a tuple) or a
+#    bracketed list of numbers (a tuple, also in parentheses), possibly empty.
+_RUN = rf"{_NUM}(?:\s+{_NUM})*(?:\s*(?:[%\u00b0]|{_UNIT}))?"
+_PAIR = rf"[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*(?:\[[-+.,\d\s]*\]|\([-+.,\d\s]*\)|{_RUN})"
+_FAST_FIELDS = re.compile(rf"\s*{_PAIR}(?:\s*[,;]\s*{_PAIR})*\s*")
+# the same pairs with groups, read once the whole span matched (so brackets are matched pairs)
+_FAST_FIELD = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*(?:([\[(])([-+.,\d\s]*)[\])]|({_RUN}))")
 
 
 def _parse_fast(span: str) -> tuple | None:
-    """What :func:`_parse_tokens` returns for a span of one of the two common shapes, else None."""
+    """What :func:`_parse_tokens` returns for a span of one of the common shapes, else None."""
     m = _FAST_NUMBERS.fullmatch(span)
     if m is not None:
         values = [_number(t) for t in _NUM_RE.findall(span)]
@@ -199,19 +215,36 @@ def _parse_fast(span: str) -> tuple | None:
         else:
             items = values
         return items, {}, {}, {}, set(), "%" in span
+    if "=" not in span and ":" not in span:
+        m = _FAST_GROUPS.fullmatch(span)
+        if m is None:
+            return None
+        groups = [Paren(vals) if opener == "(" else tuple(vals)
+                  for opener, inner in _GROUP_RE.findall(span if m.group(1) is None else span[span.index("[") + 1:])
+                  for vals in ([_number(t) for t in _NUM_RE.findall(inner)],)]
+        return ([tuple(groups)] if m.group(1) is not None else groups), {}, {}, {}, set(), False
     if _FAST_FIELDS.fullmatch(span) is None:
         return None
     fields: dict = {}
     clashes: set = set()
-    for name, tok in _FAST_FIELD.findall(span):
+    for name, opener, inner, run in _FAST_FIELD.findall(span):
         name = name.lower()
         if name in UNIT_WORDS:
             return None  # a unit word is not a name for the loop: its number is positional
-        value = _number(tok)
-        if name in fields and fields[name] != value:
+        if opener:  # name=[...]: the list closes into the field, whole
+            value = tuple(_number(t) for t in _NUM_RE.findall(inner))
+            if name in fields and fields[name] != value:
+                clashes.add(name)
+            fields[name] = value
+            continue
+        first, *more = (_number(t) for t in _NUM_RE.findall(run))
+        if name in fields and fields[name] != first:
             clashes.add(name)
-        fields[name] = value
-    return [], fields, {}, {}, clashes, False
+        fields[name] = first
+        for v in more:  # "rows: 2 0 3": the run extends the field
+            old = fields[name]
+            fields[name] = (old if isinstance(old, tuple) else (old,)) + (v,)
+    return [], fields, {}, {}, clashes, "%" in span
 
 
 def _parse_tokens(span: str) -> tuple:

@@ -72,18 +72,38 @@ def test_named_numbers_fast_and_full_agree(pairs, sep):
     check(sep.join(f"{n}{e}{v}" for n, e, v in pairs))
 
 
+units = st.sampled_from(["", " px", "px", " PX", "°", " deg", " degrees", "%", " pxx", " px2", "_px", " e", " pp"])
+
+
 @MANY
-@given(st.text(alphabet=st.sampled_from(list("0123456789 ,;.-+[](){}=:%#xyEe_\n\u2212")), max_size=30))
-def test_any_text_of_answer_characters_fast_and_full_agree(text):
-    check(text)
+@given(st.lists(st.lists(numbers, min_size=0, max_size=4), min_size=1, max_size=5), seps, brackets, brackets, units)
+def test_bracketed_groups_fast_and_full_agree(groups, sep, outer, inner, unit):
+    body = sep.join(f"{inner[0]}{', '.join(g)}{inner[1]}" for g in groups)
+    check(f"{outer[0]}{body}{outer[1]}{unit}")
+
+
+@MANY
+@given(st.lists(st.tuples(names, eqs, st.lists(numbers, min_size=0, max_size=4), brackets, st.sampled_from([" ", ", ", ","]), units),
+                min_size=1, max_size=4), seps)
+def test_named_lists_runs_and_units_fast_and_full_agree(pairs, sep):
+    check(sep.join(f"{n}{e}{b[0]}{s.join(v)}{b[1]}{u}" for n, e, v, b, s, u in pairs))
+
+
+@MANY
+@given(st.lists(st.sampled_from(list("0123456789 ,;.-+[](){}=:%#xyEe_\n\u2212\u00b0") + ["px", "PX", "deg", "rows"]), max_size=30))
+def test_any_text_of_answer_characters_fast_and_full_agree(pieces):
+    check("".join(pieces))
 
 
 def test_the_fast_paths_take_the_common_shapes():
-    common = ["7", " 3,-2 ", "[2,0,1,3]", "(3, -2)", "37.5%", "[30, -50]", "dx=3, dy=-2",
-              "angle=45.0, scale=1.2", "ring=2; angle=135.5", "count: 7", "x=240, y=130"]
+    common = ["7", " 3,-2 ", "[2,0,1,3]", "(3, -2)", "37.5%", "[30, -50]", "dx=3, dy=-2", "(240, 130) px",
+              "angle=45.0, scale=1.2", "ring=2; angle=135.5", "count: 7", "x=240, y=130", "45°", "angle=45°, scale=1.2",
+              "[[0,3],[2,1]]", "(1, 2), (3, 4)", "rows=[2,0,1]; cols=[1,2,0]", "rows: 2 0 1; cols: 1 2 0"]
     assert all(check(s) for s in common)
-    # shapes the general tokeniser must read: units, nested lists, named lists, exponents
-    assert not any(check(s) for s in ["3 px", "[[0,3],[2,1]]", "rows=[2,0,1]; cols=[1,2,0]", "1e5", "px=3", "#7840c8"])
+    # shapes only the general tokeniser reads: names without '=', exponents, hex, objects, prose
+    assert not any(check(s) for s in ["scale 1.2, angle 45", "1e5", "px=3", "#7840c8", '[{"tile": 1}]',
+                                      "(10, 100) to (500, 500)", "RGB(1, 2, 3)", "rows: 2, 0, 1",
+                                      "r=(1, 2]", "[(1, 2], [3, 4]]", "x=3 pxx"])
 
 
 def test_frozen_new_equals_the_constructor():
