@@ -291,7 +291,9 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
                                                                               model_prompt(doc, setting))
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
-    drew_path = _drew_maze_path(label, input_path, Path(out.image)) if (label.is_maze and not label.feasible and has_image and not unreadable) else None
+    drew_path = None
+    if label.is_maze and not label.feasible and has_image and not unreadable:
+        drew_path, overlay = _drew_maze_path(label, input_path, Path(out.image))
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,
@@ -314,13 +316,16 @@ def _unreadable_image(path, full: bool = False) -> str:
     return ""
 
 
-def _drew_maze_path(label, input_path: Path, output_path: Path) -> bool | None:
-    """Infeasible maze with an image: did the model draw a (necessarily illegal) path anyway?"""
+def _drew_maze_path(label, input_path: Path, output_path: Path) -> tuple[bool | None, dict | None]:
+    """Infeasible maze with an image: did the model draw a (necessarily illegal) path anyway? And
+    what the verifier read, as a report overlay."""
     try:
-        from lmms_plugins.tasks.dod.maze_verify import drew_path_anyway
+        from lmms_plugins.tasks.dod.maze_overlay import maze_overlay
+        from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
     except ImportError:
-        return None
-    return bool(drew_path_anyway(str(input_path), str(output_path), label.grid_evidence))
+        return None, None
+    verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
+    return bool(verdict.drew_path), maze_overlay(verdict)
 
 
 def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str = "") -> tuple[bool | None, str, str]:

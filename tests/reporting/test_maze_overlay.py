@@ -71,3 +71,16 @@ def test_overlay_shows_cells_path_and_reason(mazes, tmp_path, monkeypatch):
     assert "maze verifier: ok" in first and "path cells read" in first and "grid read (9x9)" in first
     assert "maze verifier: wrong_endpoint (misses end)" in second and 'data-kind="polyline"' not in second
     assert 'alt="input image"' in first  # found through the record's data_root, no env needed
+
+
+def test_infeasible_maze_with_a_path_drawn_anyway_gets_its_overlay(mazes, tmp_path, monkeypatch):
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
+    case = "synthetic-maze-001-infeasible"
+    inp = mazes / _doc(mazes, case)["input_image"]
+    legal, straight = _paths(inp)
+    assert legal is None  # no legal path on the infeasible map
+    out, _ = _score(mazes, case, _draw(inp, straight, tmp_path / "drawn.png"))
+    rec = out["dod_run"]["record"]
+    assert rec["maze_drew_path"] is True and out["D_strict"]["value"] == 0.0
+    blamed = [s for s in rec["overlay"]["shapes"] if s["label"] == "path over a wall"]
+    assert blamed and blamed[0]["cells"] and rec["overlay"]["caption"].startswith("maze verifier: crosses_wall")
