@@ -60,7 +60,8 @@ class Run:
     path: Path
     model: str
     tasks: dict[str, TaskResult]
-    config: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)  # of the newest results file
+    configs: list = field(default_factory=list)  # of every results file, oldest first (one per lmms-eval call)
 
 
 def _results_files(path: Path) -> list[Path]:
@@ -98,7 +99,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     if not files:
         raise ResultsError(f"{path}: no *_results.json (run lmms-eval with --output_path {path})")
     tasks: dict[str, TaskResult] = {}
-    model, config = "", {}
+    model, config, calls = "", {}, []
     for rf in files:  # oldest first: newer files overwrite a task's entry
         try:
             data = json.loads(rf.read_text(encoding="utf-8"))
@@ -107,6 +108,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
         if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
             raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json?")
         config = data.get("config") or {}
+        calls.append(config)
         model = str(config.get("model") or data.get("model_name") or model)
         n_samples = data.get("n-samples") or {}
         configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
@@ -134,7 +136,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     if label is None:
         name = path.stem if path.is_file() else path.name
         label = f"{model} ({name})" if model else name
-    return Run(label=label, path=path, model=model, tasks=tasks, config=config)
+    return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls)
 
 
 # ------------------------------------------------------------------------------------ per-sample values

@@ -550,8 +550,10 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
             cards.append(card)
     title = title or f"lmms-plugins report: {run.label}"
     cfg = run.config
-    meta = (f"<p class=meta>model <code>{ESC(str(cfg.get('model', run.model)))}</code> · model_args "
-            f"<code>{ESC(str(cfg.get('model_args', '')))}</code> · results <code>{ESC(str(run.path))}</code></p>")
+    # a folder may hold several lmms-eval calls (several models): name each once
+    calls = list(dict.fromkeys((str(c.get("model", "")), str(c.get("model_args", ""))) for c in run.configs or [cfg]))
+    models = "; ".join(f"model <code>{ESC(m or run.model)}</code> · model_args <code>{ESC(a)}</code>" for m, a in calls)
+    meta = f"<p class=meta>{models} · results <code>{ESC(str(run.path))}</code></p>"
     filters = (_options("task", "task", tasks) + _options("status", "status", statuses) + _options("category", "category", categories)
                + _options("outcome", "verdict", outcomes)
                + '<label>search <input id="f-search" type="search" placeholder="id, text, reason"></label>'

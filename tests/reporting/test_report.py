@@ -327,3 +327,14 @@ def test_grade_card_shows_labelled_images_the_rubric_and_r_c_l(tmp_path, monkeyp
     assert re.search(r'<tr class="ans-no"><td>Q2</td>.*?<b>no</b></td><td>no water shown', first)
     assert "R = <b>0.70</b>" in first and "C = <b>2/2</b>" in first and "L = <b>1/2</b>" in first and "strict: <b>no</b>" in first
     assert "R = <b>1.00</b>" in second and "C = <b>n/a</b>" in second and "L = <b>2/2</b>" in second and "strict: <b>yes</b>" in second
+
+
+def test_a_folder_of_several_lmms_eval_calls_names_each_model(tmp_path):
+    cwi_lines = [sample_line(0, {"accuracy": st.sample(1.0, st.OK, "", "it-0", tier="easy")})]
+    write_run(tmp_path / "o" / "replay", {"cwi_alignment": {"accuracy": 1.0}}, {"cwi_alignment": cwi_lines},
+              model="replay", timestamp="20260101_120000")
+    write_run(tmp_path / "o" / "abacus", {"cwi_color": {"accuracy": 1.0}}, {"cwi_color": cwi_lines},
+              model="abacus_synthetic_editor", timestamp="20260101_130000")
+    text = R.write_report(tmp_path / "o", tmp_path / "r.html").read_text()
+    meta = text.split('<p class=meta>')[1].split("</p>")[0]
+    assert "<code>replay</code>" in meta and "<code>abacus_synthetic_editor</code>" in meta
