@@ -180,13 +180,16 @@ _NUM_RE = re.compile(_NUM)
 # before it can have read it as an exponent.
 _UNIT = r"(?<![A-Za-z_])(?i:px|pixels?|deg|degrees?|pp|percent|pct)(?![A-Za-z_0-9])"
 # Characters the loop skips or that change nothing when no name is pending: signs and dots that
-# start no number, ',' (resets only name state), '%' (sets `percent` only), spaces, '°', units.
-_FILL = rf"(?:[-+.,%\s\u00b0]|{_UNIT})"
+# start no number, ',' (resets only name state), '%' (sets `percent` only), spaces, '°', units;
+# written as character-class runs between units (a class run is what the regex engine does fast).
+_FILL = rf"[-+.,%\s\u00b0]*(?:{_UNIT}[-+.,%\s\u00b0]*)*"
 _LIST = r"[-+.,\s]*\d[-+.,\d\s]*"  # the inside of a bracket with at least one number
 # 1. numbers only (no letter but unit words, so no exponent, name or hex; no '=', ':', ';', '{'),
 #    inside at most one pair of [] or (): the loop appends every number to the current list.
-#    (The first class has no digit, so a failing match backtracks in linear time.)
-_FAST_NUMBERS = re.compile(rf"\s*(?:(\[)|(\())?{_FILL}*\d(?:{_FILL}|\d)*(?(1)\]|(?(2)\)|)){_FILL}*")
+#    The part before the first digit has no digit and the fill after a bracket no digit, so a
+#    failing match backtracks in linear time.
+_FAST_NUMBERS = re.compile(
+    rf"\s*(?:(\[)|(\())?{_FILL}\d[-+.,%\d\s\u00b0]*(?:{_UNIT}[-+.,%\d\s\u00b0]*)*(?(1)\]{_FILL}|(?(2)\){_FILL}|))")
 # 2. bracketed groups of numbers: "[[0,3],[2,1]]" (one item: a tuple of groups), "(1, 2), (3, 4)"
 #    or "[1,2] [3,4]" (one item per group); a group in () is a Paren, in [] a tuple.
 _GROUP = rf"(?:\[{_LIST}\]|\({_LIST}\))"
@@ -199,12 +202,18 @@ _GROUP_RE = re.compile(r"([\[(])([^\[\]()]*)[\])]")
 _RUN = rf"{_NUM}(?:\s+{_NUM})*(?:\s*(?:[%\u00b0]|{_UNIT}))?"
 _PAIR = rf"[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*(?:\[[-+.,\d\s]*\]|\([-+.,\d\s]*\)|{_RUN})"
 _FAST_FIELDS = re.compile(rf"\s*{_PAIR}(?:\s*[,;]\s*{_PAIR})*\s*")
+# 3b. the most common of them, one plain number per name ("dx=3, dy=-2"), with a plainer pattern
+_SCALAR_PAIR = rf"[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*{_NUM}"
+_FAST_SCALARS = re.compile(rf"\s*{_SCALAR_PAIR}(?:\s*[,;]\s*{_SCALAR_PAIR})*\s*")
+_FAST_SCALAR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*({_NUM})")
 # the same pairs with groups, read once the whole span matched (so brackets are matched pairs)
 _FAST_FIELD = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*(?:([\[(])([-+.,\d\s]*)[\])]|({_RUN}))")
 
 
 def _parse_fast(span: str) -> tuple | None:
     """What :func:`_parse_tokens` returns for a span of one of the common shapes, else None."""
+    if span.isdecimal() and len(span) <= MAX_NUMBER_CHARS:  # "7" (int() reads every Nd digit, as \d)
+        return [int(span)], {}, {}, {}, set(), False
     m = _FAST_NUMBERS.fullmatch(span)
     if m is not None:
         values = [_number(t) for t in _NUM_RE.findall(span)]
@@ -223,6 +232,8 @@ def _parse_fast(span: str) -> tuple | None:
                   for opener, inner in _GROUP_RE.findall(span if m.group(1) is None else span[span.index("[") + 1:])
                   for vals in ([_number(t) for t in _NUM_RE.findall(inner)],)]
         return ([tuple(groups)] if m.group(1) is not None else groups), {}, {}, {}, set(), False
+    if "[" not in span and "(" not in span:  # (the general pattern costs more than the loop here)
+        return _parse_scalars(span) if _FAST_SCALARS.fullmatch(span) is not None else None
     if _FAST_FIELDS.fullmatch(span) is None:
         return None
     fields: dict = {}
@@ -245,6 +256,21 @@ def _parse_fast(span: str) -> tuple | None:
             old = fields[name]
             fields[name] = (old if isinstance(old, tuple) else (old,)) + (v,)
     return [], fields, {}, {}, clashes, "%" in span
+
+
+def _parse_scalars(span: str) -> tuple | None:
+    """_parse_fast for a span that matched _FAST_SCALARS."""
+    fields: dict = {}
+    clashes: set = set()
+    for name, tok in _FAST_SCALAR.findall(span):
+        name = name.lower()
+        if name in UNIT_WORDS:
+            return None  # a unit word is not a name for the loop: its number is positional
+        value = _number(tok)
+        if name in fields and fields[name] != value:
+            clashes.add(name)
+        fields[name] = value
+    return [], fields, {}, {}, clashes, False
 
 
 def _parse_tokens(span: str) -> tuple:

@@ -67,9 +67,9 @@ def test_number_lists_fast_and_full_agree(nums, sep, br, suffix):
 
 
 @MANY
-@given(st.lists(st.tuples(names, eqs, numbers), min_size=1, max_size=5), seps)
-def test_named_numbers_fast_and_full_agree(pairs, sep):
-    check(sep.join(f"{n}{e}{v}" for n, e, v in pairs))
+@given(st.lists(st.tuples(names, eqs, numbers), min_size=1, max_size=5), seps, st.sampled_from(["", "l=[1, 2]", "p: (3,4)"]))
+def test_named_numbers_fast_and_full_agree(pairs, sep, listed):
+    check(sep.join([f"{n}{e}{v}" for n, e, v in pairs] + ([listed] if listed else [])))
 
 
 units = st.sampled_from(["", " px", "px", " PX", "°", " deg", " degrees", "%", " pxx", " px2", "_px", " e", " pp"])
@@ -96,10 +96,13 @@ def test_any_text_of_answer_characters_fast_and_full_agree(pieces):
 
 
 def test_the_fast_paths_take_the_common_shapes():
-    common = ["7", " 3,-2 ", "[2,0,1,3]", "(3, -2)", "37.5%", "[30, -50]", "dx=3, dy=-2", "(240, 130) px",
-              "angle=45.0, scale=1.2", "ring=2; angle=135.5", "count: 7", "x=240, y=130", "45°", "angle=45°, scale=1.2",
-              "[[0,3],[2,1]]", "(1, 2), (3, 4)", "rows=[2,0,1]; cols=[1,2,0]", "rows: 2 0 1; cols: 1 2 0"]
+    common = ["7", "\u0663", " 3,-2 ", "[2,0,1,3]", "(3, -2)", "37.5%", "[30, -50]", "(240, 130) px", "45°",
+              "[[0,3],[2,1]]", "(1, 2), (3, 4)", "rows=[2,0,1]; cols=[1,2,0]", "rows=[2,0,1]; cols: 1 2 0",
+              "x=3 px, box=[1, 2, 3, 4]", "angle=45°, pts=(1, 2)", "a: 1; a=2, b=[]"]
     assert all(check(s) for s in common)
+    assert all(check(s) for s in ["dx=3, dy=-2", "count: 7", "ring=2; angle=135.5", "X=240, y=130"])
+    # without a bracket, only plain name=number pairs take a fast path; the rest is the loop's
+    assert not any(check(s) for s in ["angle=45°, scale=1.2", "rows: 2 0 1; cols: 1 2 0", "x=3 px, y=2"])
     # shapes only the general tokeniser reads: names without '=', exponents, hex, objects, prose
     assert not any(check(s) for s in ["scale 1.2, angle 45", "1e5", "px=3", "#7840c8", '[{"tile": 1}]',
                                       "(10, 100) to (500, 500)", "RGB(1, 2, 3)", "rows: 2, 0, 1",
