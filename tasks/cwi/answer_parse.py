@@ -186,14 +186,15 @@ _FILL = rf"[-+.,%\s\u00b0]*(?:{_UNIT}[-+.,%\s\u00b0]*)*"
 _LIST = r"[-+.,\s]*\d[-+.,\d\s]*"  # the inside of a bracket with at least one number
 # 1. numbers only (no letter but unit words, so no exponent, name or hex; no '=', ':', ';', '{'),
 #    inside at most one pair of [] or (): the loop appends every number to the current list.
-#    The part before the first digit has no digit and the fill after a bracket no digit, so a
-#    failing match backtracks in linear time.
+#    Leading spaces belong to the bracket or to the fill, the part before the first digit has no
+#    digit, and the fill after a bracket no digit: a failing match backtracks in linear time.
 _FAST_NUMBERS = re.compile(
-    rf"\s*(?:(\[)|(\())?{_FILL}\d[-+.,%\d\s\u00b0]*(?:{_UNIT}[-+.,%\d\s\u00b0]*)*(?(1)\]{_FILL}|(?(2)\){_FILL}|))")
+    rf"(?:\s*(\[)|\s*(\())?{_FILL}\d[-+.,%\d\s\u00b0]*(?:{_UNIT}[-+.,%\d\s\u00b0]*)*(?(1)\]{_FILL}|(?(2)\){_FILL}|))")
 # 2. bracketed groups of numbers: "[[0,3],[2,1]]" (one item: a tuple of groups), "(1, 2), (3, 4)"
 #    or "[1,2] [3,4]" (one item per group); a group in () is a Paren, in [] a tuple.
 _GROUP = rf"(?:\[{_LIST}\]|\({_LIST}\))"
-_FAST_GROUPS = re.compile(rf"\s*(?:(\[)\s*{_GROUP}(?:\s*,?\s*{_GROUP})*\s*\]|{_GROUP}(?:\s*,?\s*{_GROUP})+)\s*")
+# (separators "\s*(?:,\s*)?" split a run of spaces one way only: no exponential backtracking)
+_FAST_GROUPS = re.compile(rf"\s*(?:(\[)\s*{_GROUP}(?:\s*(?:,\s*)?{_GROUP})*\s*\]|{_GROUP}(?:\s*(?:,\s*)?{_GROUP})+)\s*")
 _GROUP_RE = re.compile(r"([\[(])([^\[\]()]*)[\])]")
 # 3. named values: "name=1, other: -2.5°; rows=[2, 0, 1]; cols: 1 2 0". Names are whole
 #    (followed by = or :); a value is one number (whole: followed by a separator, a unit or the

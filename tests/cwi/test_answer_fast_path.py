@@ -123,3 +123,14 @@ def test_frozen_new_equals_the_constructor():
         pass
     else:  # pragma: no cover
         raise AssertionError("frozen_new must keep the instance frozen")
+
+
+def test_long_near_misses_agree():
+    """Spans up to FAST_MAX_CHARS that almost fit a pattern and fail at the end (the patterns are
+    written so that such a failure backtracks in linear time; here only agreement is checked)."""
+    spans = ["[" + "[1]  " * 300 + "x", "(1)  " * 300 + "x", " " * 1000 + "1" + " " * 900 + "x",
+             "[" + " " * 1000 + "1" + " " * 900 + "x", "a=1 2 3, " * 150 + "x", "a=[1], " * 200 + "b=(1]",
+             "a=1, " * 300 + "b", "-" * 1000 + "1" + "." * 990 + "a", "1" + " px" * 600 + " x", " " * 1990 + "(1"]
+    for span in spans:
+        assert len(span) <= ap.FAST_MAX_CHARS
+        assert not check(span)
