@@ -461,6 +461,10 @@ def aggregate_run(items: list) -> dict:
 
     A count that is 0 (or a check not run here: None) is left out, so the table row stays short:
     read the facts with ``.get(name, 0)``."""
+    from lmms_plugins.utils.generation_failure import warn_once
+
+    # once per task (this metric is aggregated once), from the items that carry the sample's reason
+    warn_once(items, "dod")
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] dod: {line}", file=sys.stderr)
@@ -471,9 +475,6 @@ def aggregate_run(items: list) -> dict:
 
 def aggregate_sample_statuses(items: list) -> dict:
     """How many requests ended in each status (ok, unparsable, missing_image, no_edit_judge, ...)."""
-    from lmms_plugins.utils.generation_failure import warn_once
-
-    warn_once(items, "dod")  # once per task: this metric is aggregated once
     counts: dict[str, int] = {}
     for r in _records(items):
         counts[r.status] = counts.get(r.status, 0) + 1

@@ -39,11 +39,10 @@ def process_docs(dataset):
     """
     import datasets
 
-    preflight()
-
     from lmms_plugins.tasks.grade.records import dataset_root, load_records
 
-    docs = load_records(dataset_root())
+    docs = load_records(dataset_root())  # data problems first: they name what is missing
+    preflight()
     log.info("grade: %d samples", len(docs))
     return datasets.Dataset.from_list(docs)
 

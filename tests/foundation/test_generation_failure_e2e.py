@@ -84,7 +84,8 @@ def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
         samples = res["_samples"][task]
         assert len(samples) == n
         for sample in samples:
-            record = sample["accuracy"] if task.startswith("cwi") else sample["sample_statuses"] if task.startswith("dod") else sample["grade_breakdown"]
+            # DoD logs a sample's reason once, on dod_run (one record per sample, issue 16)
+            record = sample["accuracy"] if task.startswith("cwi") else sample["dod_run"] if task.startswith("dod") else sample["grade_breakdown"]
             assert record["status"] == "generation_failed", (task, record)
             assert record["reason"].startswith("[LMMS_EVAL_REQUEST_FAILED after 1 retries]") and error_fragment in record["reason"]
         warnings = [line for line in res["_stderr"].splitlines() if f"WARNING: {task}: " in line and "generations failed" in line]

@@ -58,6 +58,7 @@ def test_missing_data_json_says_how_to_provide_it(tmp_path, monkeypatch):
 
 def test_process_docs_reads_the_local_root_and_hooks_feed_the_model(tmp_path, monkeypatch):
     root = make_dataset(tmp_path / "g")
+    monkeypatch.setenv("LMMS_PLUGINS_PREFLIGHT", "off")  # about the data: no judge here (preflight has its own tests)
     monkeypatch.delenv("LMMS_PLUGINS_GRADE_ROOT", raising=False)
     monkeypatch.setenv("LMMS_PLUGINS_DATA_ROOT", str(tmp_path))
     (tmp_path / "grade").symlink_to(root)
