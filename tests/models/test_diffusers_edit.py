@@ -6,6 +6,7 @@ with two processes, which must give the same images."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -240,8 +241,39 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
         assert path.read_bytes() == images_one[key].read_bytes(), f"{key}: 2 processes drew another image than 1"
     _scored(two)
     for task in TASKS.split(","):
-        assert {k: v for k, v in two["results"][task].items() if "stderr" not in k} == \
-               {k: v for k, v in one["results"][task].items() if "stderr" not in k}, task
+        # equal up to float rounding: ABACUS's scene consistency has differed in the 16th digit
+        # between the two layouts (cause not found; identical images, deterministic in-process)
+        a, b = _without_stderr(two["results"][task]), _without_stderr(one["results"][task])
+        assert a.keys() == b.keys(), task
+        differ = {k: (a[k], b[k]) for k in a if not _same(a[k], b[k])}
+        assert not differ, (task, differ)
+
+
+def _same(x, y) -> bool:
+    if isinstance(x, float) and isinstance(y, float):
+        return math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-15) or (math.isnan(x) and math.isnan(y))
+    return x == y
+
+
+def _without_stderr(results: dict) -> dict:
+    """Metrics of one task as one flat mapping of scalars (nested dicts and lists by path), so
+    pytest.approx can compare them."""
+    flat = {}
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}/{k}", v)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(f"{prefix}[{i}]", v)
+        else:
+            flat[prefix] = value
+
+    for key, value in results.items():
+        if "stderr" not in key:
+            walk(key, value)
+    return flat
 
 
 def test_flux_kontext_pipeline_gets_its_own_arguments(tmp_path_factory, tmp_path, single_thread):
