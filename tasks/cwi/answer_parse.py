@@ -24,6 +24,7 @@ CLOSE_TAG = "</answer>"
 MAX_DEPTH = 8  # deeper brackets are not an answer any task asks for
 MAX_NUMBER_CHARS = 64  # longer digit runs are junk (and int() of 1 MB of digits is slow)
 MAX_NUMBERS = 100_000
+_FINDALL_MAX_CHARS = 65_536  # longer spans are tokenised as a stream (bounded memory)
 
 # Words that only qualify a number; they are dropped.
 UNIT_WORDS = frozenset({"px", "pixel", "pixels", "deg", "degree", "degrees", "pp", "percent", "pct"})
@@ -293,8 +294,13 @@ def _parse_tokens(span: str) -> tuple:
     tail: str | None = None  # the top-level field that comma-separated numbers may continue
     n_numbers = 0
 
-    # findall's group tuples (one group non-empty) cost less than Match objects per token
-    for num, hexcol, word, tok in _TOKEN.findall(span):
+    # findall's group tuples (one group non-empty) cost less than Match objects per token; a long
+    # span is streamed instead, so memory stays bounded (and MAX_NUMBERS stops it early)
+    if len(span) <= _FINDALL_MAX_CHARS:
+        tokens = _TOKEN.findall(span)
+    else:
+        tokens = (m.groups("") for m in _TOKEN.finditer(span))
+    for num, hexcol, word, tok in tokens:
         if num:
             n_numbers += 1
             if n_numbers > MAX_NUMBERS:
