@@ -27,18 +27,13 @@ import json
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
+from judge_server import Reply  # noqa: E402  (one reply type for both loopback servers)
+
 __all__ = ["EditRequest", "FakeImagesServer", "Reply", "UrlImage", "parse_multipart", "png_bytes"]
-
-
-@dataclass
-class Reply:
-    status: int = 200
-    body: Any = ""
-    headers: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -86,16 +86,8 @@ _rule_cache: dict[int, tuple[Any, Rule]] = {}
 
 def _rule_from_caller(max_depth: int = 16) -> Mapping | None:
     """``metadata.cwi_rule`` of the lmms-eval task object found up the call stack."""
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        if frame is None:
-            return None
-        obj = frame.f_locals.get("self")
-        meta = getattr(getattr(obj, "config", None), "metadata", None)
-        if isinstance(meta, Mapping) and "cwi_rule" in meta:
-            return meta["cwi_rule"]
-        frame = frame.f_back
-    return None
+    task = _task_from_caller(max_depth + 1)  # one more frame: this function's own
+    return None if task is None else task.config.metadata["cwi_rule"]
 
 
 def _resolve_rule(raw: Any) -> Rule:

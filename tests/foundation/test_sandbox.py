@@ -50,16 +50,7 @@ def backend(request, monkeypatch):
     return caps
 
 
-def _procs_of_uid(uid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    found.append(int(name))
-            except OSError:
-                pass
-    return found
+from lmms_plugins.utils.sandbox import _procs_of_uid  # noqa: E402  (the sandbox's own reading of /proc)
 
 
 def _uid_from(stdout: str) -> int:
