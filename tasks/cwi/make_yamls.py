@@ -152,6 +152,9 @@ GROUP_AGG = """aggregate_metric_list:
   - metric: extraction_failure_rate
     aggregation: mean
     weight_by_size: true
+  - metric: generation_failure_rate
+    aggregation: mean
+    weight_by_size: true
 metadata:
   version: 1.0
 """
