@@ -12,6 +12,16 @@ import pytest
 
 from lmms_plugins.demo import OFFLINE_ENV  # one definition of "offline" for the demo and the tests
 
+# CI (CI=true) sees the same property-test cases on every run; a developer's run keeps exploring
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", derandomize=True)
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        _hypothesis_settings.load_profile("ci")
+except ImportError:  # hypothesis comes with the [test] extra
+    pass
+
 
 def lmms_eval_executable() -> str:
     """The `lmms-eval` console script of the interpreter running the tests."""
