@@ -20,8 +20,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from lmms_plugins.tasks.dod.maze_generate import generate, make_pair, render_pair
-from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+from lmms_plugins.tasks.dod.maze.generate import generate, make_pair, render_pair
+from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
 
 
 def decode_two(a: Path, b: Path) -> None:

@@ -1,11 +1,11 @@
 """Accuracy of the DoD maze verifier on generated pairs.
 
 For every generated pair, the reference drawing and systematic wrong edits (see
-``tasks/dod/maze_corrupt.py``: through a wall, a gap, a dead-end detour, stopping 3 moves short,
+``tasks/dod/maze/corrupt.py``: through a wall, a gap, a dead-end detour, stopping 3 moves short,
 stopping one cell short of the end, starting one cell after the start, a repainted wall, no
 path; on the infeasible map: the solution drawn anyway, nothing drawn) are verified as PNG, as
 JPEG quality 75, and rescaled to 0.5x and 1.7x.  The reference and the two one-cell-short edits
-are also drawn in other renderers' styles (``maze_corrupt.STYLES``: thin 0.1 and wide 0.5 x
+are also drawn in other renderers' styles (``maze.corrupt.STYLES``: thin 0.1 and wide 0.5 x
 pitch lines, anti-aliased round lines, a path colour slightly off).  Prints one confusion table
 per form (rows: style / corruption and the reason it must get; columns: the reason given) and
 the share of correct verdicts; exits 1 when a target is missed (100 % clean, >= 99 % otherwise,
@@ -21,9 +21,9 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from lmms_plugins.tasks.dod.maze_corrupt import EXPECTED, INFEASIBLE_EXPECTED, STYLES, corrupt, degrade
-from lmms_plugins.tasks.dod.maze_generate import make_pair, render_pair
-from lmms_plugins.tasks.dod.maze_verify import REASONS, verify_maze_edit
+from lmms_plugins.tasks.dod.maze.corrupt import EXPECTED, INFEASIBLE_EXPECTED, STYLES, corrupt, degrade
+from lmms_plugins.tasks.dod.maze.generate import make_pair, render_pair
+from lmms_plugins.tasks.dod.maze.verify import REASONS, verify_maze_edit
 
 FORMS = ("clean", "jpeg75", "scale0.5", "scale1.7")
 TARGET = {"clean": 1.0, "jpeg75": 0.99, "scale0.5": 0.99, "scale1.7": 0.99}

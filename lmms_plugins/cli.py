@@ -13,7 +13,7 @@ from pathlib import Path
 #: ``make-data <name>`` -> "module:function"; the function takes argv and returns an exit code.
 GENERATORS = {
     "cwi": "lmms_plugins.tasks.cwi.generate:main",
-    "dod-maze": "lmms_plugins.tasks.dod.maze_generate:main",
+    "dod-maze": "lmms_plugins.tasks.dod.maze.generate:main",
     "abacus": "lmms_plugins.tasks.abacus.synthetic:main",
 }
 

@@ -68,8 +68,8 @@ def cwi_rows(baseline: Path) -> list[dict]:
 
 
 def _draw(input_path: Path, cells: list, out: Path) -> Path:
-    from lmms_plugins.tasks.dod import maze_geometry as mg
-    from lmms_plugins.tasks.dod.maze_render import PATH_WIDTH_FRACTION, draw_polyline
+    from lmms_plugins.tasks.dod.maze import geometry as mg
+    from lmms_plugins.tasks.dod.maze.render import PATH_WIDTH_FRACTION, draw_polyline
 
     geom = mg.read_geometry(str(input_path))
     img, _ = mg.open_rgb(str(input_path), allow_draft=False)
@@ -84,8 +84,8 @@ def _draw(input_path: Path, cells: list, out: Path) -> Path:
 
 def _paths(input_path: Path) -> tuple[list | None, list]:
     """(the legal path or None, the straight way ignoring walls) of a maze image."""
-    from lmms_plugins.tasks.dod import maze_bfs as bfs
-    from lmms_plugins.tasks.dod import maze_geometry as mg
+    from lmms_plugins.tasks.dod.maze import bfs
+    from lmms_plugins.tasks.dod.maze import geometry as mg
 
     geom = mg.read_geometry(str(input_path))
     legal = bfs.shortest_path(geom.grid, geom.start, geom.goal)

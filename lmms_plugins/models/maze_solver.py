@@ -43,7 +43,7 @@ class MazeSolver(OnCPU, lmms):
         self.path_color = _color(path_color)
 
     def answer(self, visuals, task: str, doc_id: int) -> str:
-        from lmms_plugins.tasks.dod.maze_solve import solve_maze_image
+        from lmms_plugins.tasks.dod.maze.solve import solve_maze_image
 
         if not isinstance(visuals, (list, tuple)):
             visuals = [visuals]

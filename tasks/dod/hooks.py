@@ -320,8 +320,8 @@ def _drew_maze_path(label, input_path: Path, output_path: Path) -> tuple[bool | 
     """Infeasible maze with an image: did the model draw a (necessarily illegal) path anyway? And
     what the verifier read, as a report overlay."""
     try:
-        from lmms_plugins.tasks.dod.maze_overlay import maze_overlay
-        from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+        from lmms_plugins.tasks.dod.maze.overlay import maze_overlay
+        from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
     except ImportError:
         return None, None
     verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
@@ -339,10 +339,10 @@ def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "")
     input_path = inputs[0]
     if label.is_maze:
         try:
-            from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+            from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
         except ImportError as exc:
             return None, f"maze verifier not installed ({exc})", M.MAZE_UNVERIFIED, None
-        from lmms_plugins.tasks.dod.maze_overlay import maze_overlay
+        from lmms_plugins.tasks.dod.maze.overlay import maze_overlay
 
         verdict = verify_maze_edit(str(input_path), str(output_path), label.grid_evidence)
         overlay = maze_overlay(verdict)

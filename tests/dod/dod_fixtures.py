@@ -2,7 +2,7 @@
 
 Real-world pairs: one input image shared by the feasible and the infeasible request, plus the
 feasible request's reference image. Maze pairs: made by the maze engineer's generator
-(``lmms_plugins.tasks.dod.maze_generate``), which writes the same layout.
+(``lmms_plugins.tasks.dod.maze.generate``), which writes the same layout.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def make_dataset(root: Path, pairs_per_category: int = 2, maze_pairs: int = 2, s
             requests += r
             labels += l
     if maze_pairs:
-        from lmms_plugins.tasks.dod.maze_generate import main as maze_main
+        from lmms_plugins.tasks.dod.maze.generate import main as maze_main
 
         maze_dir = root.parent / (root.name + "_maze_tmp")
         rc = maze_main(["--pairs", str(maze_pairs), "--sizes", "7", "--seed", str(seed), "--out", str(maze_dir)])

@@ -70,7 +70,7 @@ def scenarios(root: Path, out_dir: Path) -> dict[str, tuple[dict | None, dict]]:
          {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
 
     # mazes: E from the maze verifier, computed here directly so this test checks the plumbing
-    from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+    from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
 
     labels = {r["case_id"]: r for r in read_jsonl(root / "ground_truth_criteria.jsonl")}
 
@@ -138,7 +138,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
            "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
     res = run_lmms_eval("dod", "replay", f"outputs={outputs}", out_dir=tmp_path / "run", env=env)
 
-    from lmms_plugins.tasks.dod.maze_verify import drew_path_anyway
+    from lmms_plugins.tasks.dod.maze.verify import drew_path_anyway
 
     labels = {r["case_id"]: r for r in read_jsonl(root / "ground_truth_criteria.jsonl")}
     drawn_anyway = int(drew_path_anyway(str(root / "image/synthetic-maze-002-B.png"), s["synthetic-maze-002-infeasible"][0]["image"],

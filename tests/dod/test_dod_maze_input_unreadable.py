@@ -19,7 +19,7 @@ def test_unreadable_input_map_is_pending_not_a_failure(tmp_path):
 
 
 def test_unreadable_output_is_the_models_failure(tmp_path):
-    from lmms_plugins.tasks.dod.maze_generate import main as make_pairs
+    from lmms_plugins.tasks.dod.maze.generate import main as make_pairs
 
     root = tmp_path / "dod"
     assert make_pairs(["--pairs", "1", "--sizes", "7", "--seed", "3", "--out", str(root)]) == 0

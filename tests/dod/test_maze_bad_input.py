@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from lmms_plugins.tasks.dod import maze_render as mr
-from lmms_plugins.tasks.dod.maze_generate import make_pair, render_pair
-from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+from lmms_plugins.tasks.dod.maze import render as mr
+from lmms_plugins.tasks.dod.maze.generate import make_pair, render_pair
+from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
 
 PAIR = make_pair(1, 9, 5)
 

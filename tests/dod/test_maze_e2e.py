@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lmms_plugins.tasks.dod.maze_generate import main as make_mazes
+from lmms_plugins.tasks.dod.maze.generate import main as make_mazes
 
 PAIRS = 6
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from lmms_plugins.tasks.dod import maze_render as mr
-from lmms_plugins.tasks.dod.maze_corrupt import STYLES, corrupt, degrade, draw_styled
-from lmms_plugins.tasks.dod.maze_generate import make_pair
-from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+from lmms_plugins.tasks.dod.maze import render as mr
+from lmms_plugins.tasks.dod.maze.corrupt import STYLES, corrupt, degrade, draw_styled
+from lmms_plugins.tasks.dod.maze.generate import make_pair
+from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
 
 PAIRS = [make_pair(i, n, 33) for i, n in ((1, 7), (2, 9), (3, 11))]
 FORMS = ("clean", "jpeg75", "scale0.5", "scale1.7")

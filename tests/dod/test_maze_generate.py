@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from lmms_plugins.tasks.dod import maze_bfs as bfs
-from lmms_plugins.tasks.dod.maze_generate import INSTRUCTION, RULES, main, make_pair, tree_maze
+from lmms_plugins.tasks.dod.maze import bfs
+from lmms_plugins.tasks.dod.maze.generate import INSTRUCTION, RULES, main, make_pair, tree_maze
 
 PAIRS = 6
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from PIL import Image
 
-from lmms_plugins.tasks.dod import maze_render as mr
-from lmms_plugins.tasks.dod.maze_generate import make_pair, render_pair
-from lmms_plugins.tasks.dod.maze_solve import solve_maze_image
-from lmms_plugins.tasks.dod.maze_verify import verify_maze_edit
+from lmms_plugins.tasks.dod.maze import render as mr
+from lmms_plugins.tasks.dod.maze.generate import make_pair, render_pair
+from lmms_plugins.tasks.dod.maze.solve import solve_maze_image
+from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
 from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain
 
 

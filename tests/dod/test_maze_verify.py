@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from PIL import Image, ImageFilter
 
-from lmms_plugins.tasks.dod import maze_render as mr
-from lmms_plugins.tasks.dod.maze_corrupt import EXPECTED, INFEASIBLE_EXPECTED, corrupt, degrade
-from lmms_plugins.tasks.dod.maze_generate import make_pair, render_pair
-from lmms_plugins.tasks.dod.maze_geometry import read_geometry
-from lmms_plugins.tasks.dod.maze_verify import REASONS, MazeVerdict, drew_path_anyway, verify_maze_edit
+from lmms_plugins.tasks.dod.maze import render as mr
+from lmms_plugins.tasks.dod.maze.corrupt import EXPECTED, INFEASIBLE_EXPECTED, corrupt, degrade
+from lmms_plugins.tasks.dod.maze.generate import make_pair, render_pair
+from lmms_plugins.tasks.dod.maze.geometry import read_geometry
+from lmms_plugins.tasks.dod.maze.verify import REASONS, MazeVerdict, drew_path_anyway, verify_maze_edit
 
 PAIRS = [make_pair(i, n, 21) for i, n in ((1, 7), (2, 9), (3, 11))]
 
@@ -229,7 +229,7 @@ def test_any_size_and_style(n, pitch, labels, borders, seed, width):
 
 def test_mazes_with_loops_and_open_areas():
     """Not a perfect maze (UniREditBench-like maps may have loops): any legal path is accepted."""
-    from lmms_plugins.tasks.dod import maze_bfs as bfs
+    from lmms_plugins.tasks.dod.maze import bfs
 
     n = 9
     grid = [[1] * n for _ in range(n)]

@@ -38,7 +38,7 @@ RATES = {
 def _replay_lines(tmp_path: Path) -> list[dict]:
     from lmms_plugins.tasks.abacus import synthetic as syn
     from lmms_plugins.tasks.cwi.generate import main as make_cwi
-    from lmms_plugins.tasks.dod.maze_generate import main as make_mazes
+    from lmms_plugins.tasks.dod.maze.generate import main as make_mazes
 
     lines = []
     # DoD, mazes only: no image for the feasible ones (E = 0); the infeasible ones declined but one

@@ -18,7 +18,7 @@ from .runs import sample_line, write_run
 
 @pytest.fixture(scope="module")
 def mazes(tmp_path_factory) -> Path:
-    from lmms_plugins.tasks.dod.maze_generate import main as make_mazes
+    from lmms_plugins.tasks.dod.maze.generate import main as make_mazes
 
     root = tmp_path_factory.mktemp("dod")
     assert make_mazes(["--pairs", "1", "--sizes", "9", "--seed", "3", "--out", str(root)]) == 0

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from . import maze_bfs as bfs
-from . import maze_render as mr
-from .maze_generate import MazePair
+from . import bfs
+from . import render as mr
+from .generate import MazePair
 
 EXPECTED = {
     "reference": "ok",  # the solution, as the generator draws it

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import maze_geometry as mg
+from . import geometry as mg
 
 COVER_MIN = 0.04
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back

@@ -1,6 +1,6 @@
 """What the maze verifier read, as a report overlay (``lmms-plugins report`` draws it on the output).
 
-Pure: a :class:`~lmms_plugins.tasks.dod.maze_verify.MazeVerdict` in, a small JSON dict out (the
+Pure: a :class:`~lmms_plugins.tasks.dod.maze.verify.MazeVerdict` in, a small JSON dict out (the
 overlay format of :mod:`lmms_plugins.report`). Coordinates are pixels of the *input* maze, which
 the output is a copy of; the report scales them onto the output image. Kept small: the grid's
 outline, the path cells read, the cells the verdict blames, the path found (when there is one)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from . import maze_bfs as bfs
-from . import maze_geometry as mg
-from .maze_render import PATH_WIDTH_FRACTION, draw_polyline
+from . import bfs
+from . import geometry as mg
+from .render import PATH_WIDTH_FRACTION, draw_polyline
 
 
 @dataclass(frozen=True)

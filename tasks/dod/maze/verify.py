@@ -36,9 +36,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import maze_bfs as bfs
-from . import maze_geometry as mg
-from . import maze_path as mp
+from . import bfs
+from . import geometry as mg
+from . import path as mp
 
 REASONS = ("ok", "no_path_drawn", "disconnected", "crosses_wall", "wrong_endpoint", "maze_altered",
            "unreadable_grid")
