@@ -14,8 +14,7 @@ import logging
 import os
 from typing import Any, Mapping
 
-from lmms_plugins.utils import status
-from lmms_plugins.utils.stderr import with_stderr
+from lmms_plugins.utils import aggregation, status
 
 DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
 FLOW_ENV = "LMMS_PLUGINS_ABACUS_FLOW"
@@ -186,12 +185,6 @@ def process_results(doc: Mapping, results: list) -> dict:
 # ---------------------------------------------------------------------------------- aggregation
 
 
-def _mean_se(items) -> float | None:
-    from lmms_plugins.utils.stderr import mean_se, values_of
-
-    return mean_se(values_of(items))
-
-
 def _score_se(items) -> float | None:
     """Score = mean(cf) * mean(sc) * mean(oc): the standard error of its first-order (delta-method)
     linearisation z_i = sc.oc cf_i + cf.oc sc_i + cf.sc oc_i, a mean whose value is 3 x Score."""
@@ -204,33 +197,15 @@ def _score_se(items) -> float | None:
     return mean_se([sc * oc * r[0] + cf * oc * r[1] + cf * sc * r[2] for r in rows])
 
 
-@with_stderr(_mean_se)
-def agg_count_fidelity(items):
-    return status.mean(items, "abacus_count_fidelity")
+# one aggregation per metric of the YAML, named aggregate_<metric> (utils/aggregation.py)
+aggregate_count_fidelity = aggregation.mean("aggregate_count_fidelity", "abacus_count_fidelity")
+aggregate_scene_consistency = aggregation.mean("aggregate_scene_consistency", "abacus_scene_consistency")
+aggregate_conservation = aggregation.mean("aggregate_conservation", "abacus_conservation")
+aggregate_edit_score = aggregation.mean("aggregate_edit_score", "abacus_edit_score")
+aggregate_exact_count = aggregation.mean("aggregate_exact_count", "abacus_exact_count")
 
 
-@with_stderr(_mean_se)
-def agg_scene_consistency(items):
-    return status.mean(items, "abacus_scene_consistency")
-
-
-@with_stderr(_mean_se)
-def agg_conservation(items):
-    return status.mean(items, "abacus_conservation")
-
-
-@with_stderr(_mean_se)
-def agg_edit_score(items):
-    return status.mean(items, "abacus_edit_score")
-
-
-@with_stderr(_mean_se)
-def agg_exact_count(items):
-    return status.mean(items, "abacus_exact_count")
-
-
-@with_stderr(_score_se)
-def agg_score(items):
+def _score(items):
     """Leaderboard Score: product of the factor means (not the mean of per-edit products)."""
     from lmms_plugins.tasks.abacus.aggregate import leaderboard
 
@@ -238,7 +213,10 @@ def agg_score(items):
     return leaderboard(items, n_resamples=0).score if items else float("nan")
 
 
-def agg_leaderboard(items):
+aggregate_score = aggregation.named("aggregate_score", _score, se=_score_se)
+
+
+def aggregate_leaderboard(items):
     """Factor means, Score, edit-score mean, exact-count rate, status counts: what a group pools.
 
     lmms-eval prints this value in its table, so it stays short: the 95 % bootstrap intervals come
@@ -254,7 +232,7 @@ def agg_leaderboard(items):
     return row
 
 
-def agg_group_leaderboard(values, sizes, weight_by_size=True):
+def aggregate_group_leaderboard(values, sizes, weight_by_size=True):
     """Group (abacus_add, ..., abacus): pooled means and Score from the subtasks' leaderboards."""
     from lmms_plugins.tasks.abacus.aggregate import pool
 

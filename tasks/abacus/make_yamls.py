@@ -32,7 +32,7 @@ def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
     for metric in GROUP_METRICS:  # size-weighted means of the subtasks = means over all edits
         lines += [f"  - metric: {metric}", "    aggregation: mean", "    weight_by_size: true"]
     # Score = product of the pooled factor means, exact from the subtasks' leaderboards
-    lines += ["  - metric: abacus_leaderboard", "    aggregation: !function lmms_plugins.tasks.abacus.hooks.agg_group_leaderboard",
+    lines += ["  - metric: abacus_leaderboard", "    aggregation: !function lmms_plugins.tasks.abacus.hooks.aggregate_group_leaderboard",
               "    weight_by_size: true"]
     lines += ["metadata:", "  version: 1.0"]
     return HEADER + "\n".join(lines) + "\n"

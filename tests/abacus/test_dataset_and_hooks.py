@@ -112,11 +112,11 @@ def test_process_results_never_raises_and_records_status(touch_root, monkeypatch
 
 def test_aggregations_on_hook_items(touch_root, monkeypatch):
     items = [r for _, _, r in _score_all(touch_root, monkeypatch)]
-    lb = hooks.agg_leaderboard([r["abacus_leaderboard"] for r in items])
+    lb = hooks.aggregate_leaderboard([r["abacus_leaderboard"] for r in items])
     assert lb["n"] == 18 and lb["status_counts"] == {"ok": 18}
     assert lb["score"] == pytest.approx(lb["cf"] * lb["sc"] * lb["oc"])
-    assert hooks.agg_score([r["abacus_score"] for r in items]) == pytest.approx(lb["score"])
-    assert hooks.agg_conservation([r["abacus_conservation"] for r in items]) == pytest.approx(lb["oc"])
+    assert hooks.aggregate_score([r["abacus_score"] for r in items]) == pytest.approx(lb["score"])
+    assert hooks.aggregate_conservation([r["abacus_conservation"] for r in items]) == pytest.approx(lb["oc"])
     assert "ci95" not in lb  # a short table row: the intervals come from leaderboard() / the CLI
     lo, hi = leaderboard([r["abacus_leaderboard"] for r in items]).ci95["oc"]
     assert lo <= lb["oc"] <= hi and lo < hi
