@@ -179,7 +179,7 @@ def write_readme(out: Path) -> Path:
         "# CwI-Bench (local copy)\n\n"
         "Generated offline by `lmms-plugins make-data cwi` (lmms_plugins.tasks.cwi.generate) in the\n"
         "layout of `ytz009/image_pot_bench`. Source photos: scikit-image's bundled CC0 /\n"
-        "public-domain photos (see lmms_plugins.tasks.cwi.photos.PHOTO_LICENCES) and procedural images.\n"
+        "public-domain photos (see lmms_plugins.tasks.cwi.generators.photos.PHOTO_LICENCES) and procedural images.\n"
     )
     path = out / "README.md"
     path.write_text(text, encoding="utf-8")

@@ -88,7 +88,7 @@ def test_family_names_select_existing_generators():
 
 
 def test_a_gold_its_rule_cannot_read_is_refused(monkeypatch):
-    from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+    from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
     from PIL import Image
 
     class Broken:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import skimage.data
 
-from lmms_plugins.tasks.cwi import photos
+from lmms_plugins.tasks.cwi.generators import photos
 
 
 def test_every_photo_exists_and_has_a_free_licence():

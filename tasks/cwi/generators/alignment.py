@@ -7,10 +7,10 @@ on image 2. Rule (card): dx, dy each within ±2 px.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "alignment"
 _SIZE = (320, 240)

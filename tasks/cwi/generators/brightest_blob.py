@@ -10,8 +10,8 @@ does not move a peak. Rule (card): within 2 px (Euclidean, as the task YAML decl
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 W, H = 480, 360
 _TIERS = {

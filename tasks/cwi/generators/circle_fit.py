@@ -10,8 +10,8 @@ answer is the centre in canvas pixels. Rule (card): within 4 px (Euclidean, as t
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 W, H = 480, 360
 _TIERS = {

@@ -16,8 +16,8 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 # total colour count, hidden near-duplicates, their channel difference range, specks (one
 # canvas size for every tier, so that the size does not tell which count range applies)

@@ -14,8 +14,8 @@ tiers: wider resize range, more noise, brightness/contrast change.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import box_str, shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import box_str, shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 _TIERS = {
     "easy": dict(size=(480, 360), scale=(1.0, 1.0), noise=0.0, gain=0.0),
@@ -50,7 +50,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

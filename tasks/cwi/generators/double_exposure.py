@@ -12,10 +12,10 @@ Rule (card): count and order match and every shift within ±8 px.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "double_exposure"
 _SIZE = (320, 240)

@@ -10,8 +10,8 @@ stripes. Rule (card): within +-1.5.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 # Periods are spread wide because the tolerance is absolute (+-1.5 px): over a flat range R a
 # single constant answer hits ~3 / R of the items. The expert tier (a disc over a photo) stops
@@ -35,7 +35,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

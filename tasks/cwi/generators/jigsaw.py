@@ -9,10 +9,10 @@ Rule (card): the full sequence exact.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "jigsaw"
 _GRID = {"easy": 3, "medium": 4, "hard": 5, "expert": 6}

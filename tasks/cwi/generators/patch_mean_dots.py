@@ -10,8 +10,8 @@ Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 _TIERS = {
     "easy": dict(size=(480, 360), side=(110, 150), radius=(5, 8), colours=(2, 2), decoys=0),
@@ -71,7 +71,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

@@ -16,8 +16,8 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 COUNT_RANGE = (3, 45)  # shared by all tiers
 SIZE = (640, 360)  # one chart size, so the size says nothing about the count or the tier

@@ -10,8 +10,8 @@ dx, dy each within +-0.3 px.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 _TIERS = {
     "easy": dict(size=(480, 360), shift=3.0, noise=1.0, blue=False),
@@ -36,7 +36,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     from PIL import Image
     from scipy import ndimage
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

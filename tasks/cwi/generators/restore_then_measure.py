@@ -14,10 +14,10 @@ Rule (card): the percentage within ±1.5 pp.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "restore_then_measure"
 _SIZE = (320, 320)

@@ -10,8 +10,8 @@ Rule (card): IoU >= 0.5 with the true region.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import box_str, shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import box_str, shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 _TIERS = {
     "easy": dict(size=(480, 360), area=(0.10, 0.20), noise=8.0),
@@ -37,7 +37,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

@@ -6,10 +6,10 @@ noise, blur. Rule (card): angle within ±3° (circular) and scale within ±0.05.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 from lmms_plugins.tasks.cwi.generators.shift_rot_align import has_texture, warp_window
 
 TASK = "rot_scale"

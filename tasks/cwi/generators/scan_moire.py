@@ -11,8 +11,8 @@ Rule (card): within +-0.004.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 _TIERS = {
     "easy": dict(size=(480, 360), period=(8.0, 12.0), noise=0.0, photo=0.0),
@@ -38,7 +38,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
     from PIL import Image
 
-    from lmms_plugins.tasks.cwi.photos import random_photo
+    from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]

@@ -27,8 +27,8 @@ the arc length matches.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 SIZE = (1024, 768)  # every tier: the image size must not hint at the length
 LENGTH = (250.0, 5750.0)  # every tier: one flat range, so a constant answer hits ~120/5000

@@ -7,10 +7,10 @@ Harder tiers: larger images and shifts, more noise. Rule (card): every field exa
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "transform_chain"
 _SIZE = {"easy": 192, "medium": 224, "hard": 256, "expert": 288}

@@ -8,10 +8,10 @@ noise. Rule (card): both permutations exact.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.gen_helpers import (
+from lmms_plugins.tasks.cwi.generators.helpers import (
     MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
 )
-from lmms_plugins.tasks.cwi.gen_types import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
 TASK = "unshuffle2d"
 _GRID = {"easy": (3, 3), "medium": (4, 5), "hard": (6, 6), "expert": (8, 8)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray
+from lmms_plugins.tasks.cwi.solvers.helpers import gray
 
 
 def solve(image, image_2, prompt) -> str:

@@ -3,7 +3,7 @@ spikes; Wiener deconvolution over all rows recovers the spike train, whose peaks
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray
+from lmms_plugins.tasks.cwi.solvers.helpers import gray
 
 _MIN_WEIGHT = 0.04
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_plugins.tasks.cwi.solver_helpers import assignment, rgb
+from lmms_plugins.tasks.cwi.solvers.helpers import assignment, rgb
 
 
 def grid_size(prompt: str) -> int:

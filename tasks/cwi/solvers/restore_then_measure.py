@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_plugins.tasks.cwi.solver_helpers import rgb
+from lmms_plugins.tasks.cwi.solvers.helpers import rgb
 
 
 def solve(image, image_2, prompt) -> str:

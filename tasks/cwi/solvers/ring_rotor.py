@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray
+from lmms_plugins.tasks.cwi.solvers.helpers import gray
 
 _ANGLES = 1440  # 0.25° per row
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray, similarity_transform
+from lmms_plugins.tasks.cwi.solvers.helpers import gray, similarity_transform
 
 
 def solve(image, image_2, prompt) -> str:

@@ -3,7 +3,7 @@ size, and assign pieces to tiles by the best-turn squared difference (Hungarian)
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import assignment
+from lmms_plugins.tasks.cwi.solvers.helpers import assignment
 from lmms_plugins.tasks.cwi.solvers.jigsaw import grid_size, piece_costs
 
 

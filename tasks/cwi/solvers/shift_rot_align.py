@@ -4,7 +4,7 @@ about the image centre."""
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import gray, refine_euclidean, similarity_transform
+from lmms_plugins.tasks.cwi.solvers.helpers import gray, refine_euclidean, similarity_transform
 
 
 def solve(image, image_2, prompt) -> str:

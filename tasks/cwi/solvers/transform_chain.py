@@ -3,7 +3,7 @@ image 2, keep the combination with the sharpest correlation peak."""
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.solver_helpers import circular_shift, gray
+from lmms_plugins.tasks.cwi.solvers.helpers import circular_shift, gray
 
 
 def solve(image, image_2, prompt) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .catalog import TIERS
+from ..catalog import TIERS
 
 # Sensor noise (grey-level sigma) per tier: harder tiers are noisier.
 NOISE = {"easy": 0.0, "medium": 3.0, "hard": 6.0, "expert": 10.0}
@@ -54,8 +54,8 @@ def to_pil(arr):
 
 def shortcut_hits(task: str, gold: str, shortcuts: dict[str, str]) -> list[str]:
     """Names of the shortcut answers that the task's own rule would score correct."""
-    from .rules import score
-    from .task_rules import rule_for_task
+    from ..rules import score
+    from ..task_rules import rule_for_task
 
     rule = rule_for_task(task)
     return [name for name, ans in shortcuts.items() if score(rule, f"<answer>{ans}</answer>", gold).correct]
