@@ -21,8 +21,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from lmms_plugins.utils import aggregation
 from lmms_plugins.utils import status as st
-from lmms_plugins.utils.stderr import with_stderr
 
 log = logging.getLogger("lmms_plugins.grade")
 
@@ -280,32 +280,21 @@ def _se(name: str):
     return se
 
 
-@with_stderr(_se("strict"))
-def agg_strict(items):
-    return _overall(items, "grade_strict").strict
+def _dimension(name: str):
+    """The aggregation of ``grade_<name>``: that score of the whole run, with its standard error."""
+    return aggregation.named(f"aggregate_{name}", lambda items: getattr(_overall(items, f"grade_{name}"), name),
+                             se=_se(name), doc=f"grade_{name} of the run (scoring.score_group), with its standard error.")
 
 
-@with_stderr(_se("lenient"))
-def agg_lenient(items):
-    return _overall(items, "grade_lenient").lenient
+# one aggregation per metric of grade.yaml, named aggregate_<metric> (utils/aggregation.py)
+aggregate_strict = _dimension("strict")
+aggregate_lenient = _dimension("lenient")
+aggregate_reasoning = _dimension("reasoning")
+aggregate_consistency = _dimension("consistency")
+aggregate_readability = _dimension("readability")
 
 
-@with_stderr(_se("reasoning"))
-def agg_reasoning(items):
-    return _overall(items, "grade_reasoning").reasoning
-
-
-@with_stderr(_se("consistency"))
-def agg_consistency(items):
-    return _overall(items, "grade_consistency").consistency
-
-
-@with_stderr(_se("readability"))
-def agg_readability(items):
-    return _overall(items, "grade_readability").readability
-
-
-def agg_breakdown(items):
+def aggregate_breakdown(items):
     """Run facts for the table (samples, status counts). lmms-eval prints every aggregated value in its
     table, so the per-domain and per-sub-task scores go to the log, one short line each, not into this row
     (``scoring.breakdown`` gives them all, with intervals, from the samples file's records)."""

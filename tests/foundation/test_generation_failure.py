@@ -142,7 +142,7 @@ def test_abacus_failure_scores_zero_under_its_own_status():
     assert {v["status"] for v in out.values()} == {GENERATION_FAILED}
     assert out["abacus_score"]["value"] == 0.0 and out["abacus_exact_count"]["value"] == 0.0
     assert "maximum context length" in out["abacus_leaderboard"]["reason"]
-    board = hooks.agg_leaderboard([out["abacus_leaderboard"]])
+    board = hooks.aggregate_leaderboard([out["abacus_leaderboard"]])
     assert board["status_counts"] == {GENERATION_FAILED: 1}
 
 
@@ -172,4 +172,4 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
             items.append(rec)
         assert server.calls == 0
     judging._CLIENTS.clear()
-    assert hooks.agg_breakdown(items)["status_counts"] == {GENERATION_FAILED: 1}  # one sample id, counted once
+    assert hooks.aggregate_breakdown(items)["status_counts"] == {GENERATION_FAILED: 1}  # one sample id, counted once

@@ -91,10 +91,10 @@ def test_full_judging_matches_hand_computed_scores(data, judge_env):
     # aggregations over the records give the hand-computed published scores
     items = [r["grade_lenient"] for r in out.values()]
     exp = expected_scores()
-    assert hooks.agg_lenient(items) == pytest.approx(exp["lenient"])
-    assert hooks.agg_strict(items) == pytest.approx(exp["strict"])
-    assert hooks.agg_consistency(items) == pytest.approx(exp["consistency"])
-    assert hooks.agg_breakdown(items) == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
+    assert hooks.aggregate_lenient(items) == pytest.approx(exp["lenient"])
+    assert hooks.aggregate_strict(items) == pytest.approx(exp["strict"])
+    assert hooks.aggregate_consistency(items) == pytest.approx(exp["consistency"])
+    assert hooks.aggregate_breakdown(items) == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
     b = breakdown(hooks._samples(items))  # the details: from the records (the log prints them)
     assert set(b["by_domain"]) == {"physics", "sports", "chemistry", "math", "eco"}
     assert b["by_domain"]["physics"]["n"] == 2  # physics_mech + engineering_views
