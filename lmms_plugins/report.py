@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lmms_plugins.compare import ResultsError, Run, TaskResult, load_run, metric_count, sample_key
+from lmms_plugins.runs import ResultsError, Run, TaskResult, load_run, metric_count, sample_key
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
 
 #: per-sample metric shown as the verdict of a sample, most preferred first.

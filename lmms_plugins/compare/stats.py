@@ -1,0 +1,151 @@
+"""The statistics of a comparison: a 95 % interval for each run's value (from what the run
+carries), and a paired test of a later run against the first on their shared samples (exact
+McNemar for 0/1 metrics, paired bootstrap otherwise). The primitives are in
+:mod:`lmms_plugins.utils.stats`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from lmms_plugins.baselines.mapping import MetricMap
+from lmms_plugins.compare.pairing import pair_samples
+from lmms_plugins.runs import Run, TaskResult, counts_of, sample_values
+from lmms_plugins.utils.stats import mcnemar_exact, wilson
+
+N_BOOT = 2000
+SEED = 0
+
+
+def _is_sample_mean(values: dict[str, float] | None, reported: Any) -> bool:
+    """True when the reported number is the plain mean of the per-sample values (so a bootstrap or a
+    paired test over samples is about the reported number)."""
+    if not values or not isinstance(reported, (int, float)) or isinstance(reported, bool):
+        return False
+    mean = sum(values.values()) / len(values)
+    return math.isclose(mean, float(reported), rel_tol=1e-6, abs_tol=1e-9)
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: float
+    hi: float
+    method: str
+
+
+
+def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
+    """A 95 % interval of the reported value, in the result's unit, from what the run carries."""
+    # 1. a bootstrap interval the task wrote itself (GRADE's breakdown)
+    if mm.ci_name:
+        for v in tr.values.values():
+            if not isinstance(v, dict):
+                continue
+            scope = v["overall"] if isinstance(v.get("overall"), dict) else v  # GRADE nests it, ABACUS does not
+            table = scope.get("ci95")
+            ci = table.get(mm.ci_name) if isinstance(table, dict) else None
+            if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
+                return Interval(float(ci[0]), float(ci[1]), "task's bootstrap")
+    # 2. success / total counts (DoD's <metric>_counts): Wilson score interval
+    c = counts_of(tr, metric)
+    if c is not None and c[1] > 0:
+        lo, hi = wilson(*c)
+        return Interval(lo, hi, "Wilson on counts")
+    # 3. percentile bootstrap over the logged samples, when the value is their mean
+    vals = sample_values(tr.samples, metric)
+    if _is_sample_mean(vals, tr.values.get(metric)) and len(vals) > 1:
+        from lmms_plugins.utils.stats import bootstrap_ci
+
+        lo, hi = bootstrap_ci(list(vals.values()), n_resamples=N_BOOT, seed=SEED)
+        return Interval(lo, hi, "bootstrap over samples")
+    # 4. lmms-eval's standard error
+    se = tr.stderr.get(metric)
+    value = tr.values.get(metric)
+    if se is not None and isinstance(value, (int, float)):
+        return Interval(value - 1.96 * se, value + 1.96 * se, "±1.96 SE (lmms-eval)")
+    return None
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    task: str
+    metric: str
+    label: str
+    run_a: str
+    run_b: str
+    n_shared: int
+    mean_a: float | None  # display unit
+    mean_b: float | None
+    diff: float | None  # b - a, display unit
+    ci: tuple[float, float] | None  # of diff, display unit
+    test: str
+    p_value: float | None
+    discordant: tuple[int, int] | None = None  # (a wins, b wins) for McNemar
+    note: str = ""
+    dropped: int = 0  # samples with the same id in both runs but different inputs (not tested)
+
+
+
+def _binary(values: list[float]) -> float | None:
+    """The success value when every value is 0 or one same positive value, else None."""
+    positive = {v for v in values if v != 0.0}
+    if len(positive) > 1:
+        return None
+    return positive.pop() if positive else 1.0
+
+
+def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> PairedTest:
+    ta, tb = a.tasks[task], b.tasks[task]
+    va, vb = sample_values(ta.samples, metric), sample_values(tb.samples, metric)
+    base = dict(task=task, metric=metric, label=mm.label, run_a=a.label, run_b=b.label)
+    if ta.samples is None or tb.samples is None:
+        missing = " and ".join(r.label for r, t in ((a, ta), (b, tb)) if t.samples is None)
+        return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
+                          note=f"no samples file for {missing} (a group has none; for a task, run lmms-eval with --log_samples)")
+    if va is None or vb is None:
+        return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
+                          note="the metric has no per-sample values (it is computed over pairs or groups)")
+    if not (_is_sample_mean(va, ta.values.get(metric)) and _is_sample_mean(vb, tb.values.get(metric))):
+        return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
+                          note="the reported value is not a mean over samples; no per-sample test")
+    pairing = pair_samples(ta, tb, va, vb)
+    keys = pairing.keys
+    notes = []
+    if pairing.shared_ids < max(len(va), len(vb)):
+        notes.append(f"{len(va)} vs {len(vb)} scored samples, {pairing.shared_ids} with the same id")
+    if pairing.dropped:
+        notes.append(f"{pairing.dropped} of {pairing.shared_ids} samples with the same id dropped: their inputs differ "
+                     f"(doc_hash; differing: {', '.join(pairing.differing)}): the runs used different data")
+    if pairing.unchecked:
+        notes.append(f"{pairing.unchecked} samples paired by id only (their doc_hash names no content: "
+                     f"a run logged by plain lmms-eval or before this package fingerprinted its docs)")
+    if not keys:
+        why = "the runs share no sample" if not pairing.shared_ids else "the runs share no sample with the same inputs"
+        return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
+                          note="; ".join([why] + notes), dropped=pairing.dropped)
+    import numpy as np
+
+    xa = np.array([va[k] for k in keys], dtype=float)
+    xb = np.array([vb[k] for k in keys], dtype=float)
+    d = xb - xa
+    rng = np.random.default_rng(SEED)
+    boot = d[rng.integers(0, len(d), size=(N_BOOT, len(d)))].mean(axis=1)
+    lo, hi = (float(q) for q in np.quantile(boot, [0.025, 0.975]))
+    show = mm.to_display
+    if notes:
+        notes.append(f"tested on the {len(keys)} paired")
+    note = "; ".join(notes)
+    one = _binary(list(xa) + list(xb))
+    if one is not None:
+        a_only = int(np.sum((xa == one) & (xb == 0)))
+        b_only = int(np.sum((xb == one) & (xa == 0)))
+        test, p, disc = "McNemar exact", mcnemar_exact(a_only, b_only), (a_only, b_only)
+    else:
+        # two-sided percentile-bootstrap p-value of "mean difference = 0"
+        p = min(1.0, 2.0 * min(float(np.mean(boot <= 0)), float(np.mean(boot >= 0))))
+        p = max(p, 1.0 / N_BOOT) if np.any(d != 0) else 1.0
+        test, disc = f"paired bootstrap ({N_BOOT})", None
+    return PairedTest(**base, n_shared=len(keys), mean_a=show(float(xa.mean())), mean_b=show(float(xb.mean())),
+                      diff=show(float(d.mean())), ci=(show(lo), show(hi)), test=test, p_value=p, discordant=disc, note=note,
+                      dropped=pairing.dropped)

@@ -1,0 +1,209 @@
+"""Reading runs: what lmms-eval wrote with ``--output_path`` (``*_results.json`` and, with
+``--log_samples``, ``*_samples_<task>.jsonl``), and what a run says about one metric (its
+per-sample values, success/total and pending counts, how many samples a value is computed over).
+
+Used by ``lmms-plugins compare`` (:mod:`lmms_plugins.compare`) and ``lmms-plugins report``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ResultsError(Exception):
+    """A path given to compare/report holds no readable lmms-eval results."""
+
+
+# ------------------------------------------------------------------------------------ reading runs
+@dataclass
+class TaskResult:
+    task: str
+    values: dict[str, Any]  # metric -> aggregated value (number, dict, or "N/A")
+    stderr: dict[str, float]  # metric -> standard error, where lmms-eval computed one
+    n: int | None  # samples evaluated
+    samples: list[dict] | None  # the logged samples, or None without --log_samples
+    results_file: Path
+    samples_file: Path | None = None
+    inputs: dict | None = field(default=None, repr=False, compare=False)  # key -> SampleInputs, on first use
+    config: dict = field(default_factory=dict, repr=False)  # the task's config in the results (dataset_name, splits)
+
+
+@dataclass
+class Run:
+    label: str
+    path: Path
+    model: str
+    tasks: dict[str, TaskResult]
+    config: dict = field(default_factory=dict)  # of the newest results file
+    configs: list = field(default_factory=list)  # of every results file, oldest first (one per lmms-eval call)
+
+
+def _results_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(path.rglob("*_results.json"), key=lambda p: (p.stat().st_mtime, p.name))
+    raise ResultsError(f"{path}: no such file or folder")
+
+
+def _samples_file(results_file: Path, task: str) -> Path | None:
+    prefix = results_file.name[: -len("_results.json")]
+    exact = results_file.with_name(f"{prefix}_samples_{task}.jsonl")
+    if exact.exists():
+        return exact
+    others = sorted(results_file.parent.glob(f"*_samples_{task}.jsonl"), key=lambda p: p.stat().st_mtime)
+    return others[-1] if others else None
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ResultsError(f"{path}:{i}: not JSON ({exc.msg})") from None
+    return rows
+
+
+def load_run(path: str | Path, label: str | None = None) -> Run:
+    """One run: a ``*_results.json`` or a folder of them (for each task the newest file wins)."""
+    path = Path(path)
+    files = _results_files(path)
+    if not files:
+        raise ResultsError(f"{path}: no *_results.json (run lmms-eval with --output_path {path})")
+    tasks: dict[str, TaskResult] = {}
+    model, config, calls = "", {}, []
+    for rf in files:  # oldest first: newer files overwrite a task's entry
+        try:
+            data = json.loads(rf.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ResultsError(f"{rf}: not an lmms-eval results JSON ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+            raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json?")
+        config = data.get("config") or {}
+        calls.append(config)
+        model = str(config.get("model") or data.get("model_name") or model)
+        n_samples = data.get("n-samples") or {}
+        configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+        for task, entries in data["results"].items():
+            values, stderr = {}, {}
+            for key, value in entries.items():
+                if "," not in key:
+                    continue
+                name, _, _filter = key.partition(",")
+                if name.endswith("_stderr") or "_stderr_" in name:
+                    if name.endswith("_stderr") and isinstance(value, (int, float)):
+                        stderr[name[: -len("_stderr")]] = float(value)
+                    continue
+                values[name] = value
+            ns = n_samples.get(task) or {}
+            n = ns.get("effective") if isinstance(ns, dict) else None
+            if n is None and isinstance(entries.get("samples"), int):
+                n = entries["samples"]
+            sf = _samples_file(rf, task)
+            samples = _read_jsonl(sf) if sf else None
+            if n is None and samples is not None:
+                n = len(samples)
+            cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}
+            tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg)
+    if label is None:
+        name = path.stem if path.is_file() else path.name
+        label = f"{model} ({name})" if model else name
+    return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls)
+
+
+# ------------------------------------------------------------------------------------ per-sample values
+def sample_key(line: dict) -> str:
+    """The identity of a logged sample across runs: the scorer's id, else lmms-eval's doc_id."""
+    for v in line.values():
+        if isinstance(v, dict) and v.get("id") is not None and "value" in v:
+            return str(v["id"])
+    return f"doc_id={line.get('doc_id')}"
+
+
+def sample_values(samples: list[dict] | None, metric: str) -> dict[str, float] | None:
+    """key -> value of ``metric`` for each sample it applies to (pending counts as 0), or None."""
+    if not samples:
+        return None
+    out: dict[str, float] = {}
+    for line in samples:
+        item = line.get(metric)
+        if isinstance(item, dict):
+            if item.get("applicable") is False or "value" not in item:
+                continue
+            v = item.get("value")
+            out[sample_key(line)] = 0.0 if v is None else float(v)
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            out[sample_key(line)] = float(item)
+        elif isinstance(item, bool):
+            out[sample_key(line)] = float(item)
+    return out or None
+
+
+
+TIER_SUFFIX = re.compile(r"_(easy|medium|hard|expert)$")
+
+
+def metric_count(tr: TaskResult, metric: str) -> int | None:
+    """How many samples a metric's value is computed over: the total of its counts (DoD), else the
+    logged samples it applies to (pending ones count: they stay in the denominator; a value None
+    with status ok is 'does not apply', e.g. GRADE C for a sample without consistency; a per-tier
+    metric keeps its tier's samples), else the task's sample count."""
+    c = counts_of(tr, metric)
+    if c is not None:
+        return c[1]
+    if tr.samples:
+        tier = TIER_SUFFIX.search(metric)
+        n = 0
+        for line in tr.samples:
+            item = line.get(metric)
+            if isinstance(item, dict):
+                if item.get("applicable") is False or "value" not in item:
+                    continue
+                if item.get("value") is None and item.get("status", "ok") == "ok":
+                    continue
+                if tier and "tier" in item and item.get("tier") != tier.group(1):
+                    continue
+                n += 1
+            elif isinstance(item, (int, float)):
+                n += 1
+        return n
+    return tr.n
+
+
+
+def counts_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
+    """(success, total) of a rate metric, where the task reports them: a ``<metric>_counts`` dict, or
+    a summary dict keyed by metric name ({"E": {"success": .., "total": ..}, ...})."""
+    candidates = [tr.values.get(f"{metric}_counts")]
+    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
+    for c in candidates:
+        if isinstance(c, dict) and isinstance(c.get("success"), (int, float)) and isinstance(c.get("total"), int):
+            return int(c["success"]), c["total"]
+    return None
+
+
+
+def pending_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
+    """(pending, total) of a metric: from the counts the task reports (DoD's ``<metric>_counts``
+    or summary dict), else from logged samples (value None = pending); None when unknown."""
+    candidates = [tr.values.get(f"{metric}_counts")]
+    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
+    for c in candidates:
+        if isinstance(c, dict) and isinstance(c.get("pending"), int) and isinstance(c.get("total"), int):
+            return c["pending"], c["total"]
+    if tr.samples:
+        pending = total = 0
+        for line in tr.samples:
+            item = line.get(metric)
+            if isinstance(item, dict) and item.get("applicable") is not False and "value" in item:
+                total += 1
+                pending += item.get("value") is None
+        if total:
+            return pending, total
+    return None
