@@ -39,6 +39,7 @@ def main(argv=None) -> int:
 
     from lmms_eval.evaluator import _thread_map_ordered
     from lmms_plugins.tasks.grade import hooks, judging
+    from lmms_plugins.utils.judge_client import reset_shared_clients
     from lmms_plugins.tasks.grade.records import load_records
 
     together = judging._run_together
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
         for n, at_once in plan:
             judging._run_together = together if at_once else one_after_another
             os.environ["LMMS_PLUGINS_JUDGE_CACHE"] = str(work / f"cache-{n}-{at_once}")
-            judging._CLIENTS.clear()
+            reset_shared_clients()
             calls0 = server.calls
             t0 = time.perf_counter()
             out = _thread_map_ordered(lambda d: hooks.process_results(d, [answers[d["task_id"]]]), iter(docs), max_workers=n)

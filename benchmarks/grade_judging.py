@@ -93,7 +93,8 @@ def main(argv=None) -> int:
 
     from judge_server import FakeJudgeServer
 
-    from lmms_plugins.tasks.grade import hooks, judging
+    from lmms_plugins.tasks.grade import hooks
+    from lmms_plugins.utils.judge_client import reset_shared_clients
     from lmms_plugins.tasks.grade.records import load_records
 
     if args.root:
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
         os.environ.pop("LMMS_PLUGINS_GRADE_VERDICTS", None)
 
         def score_all():
-            judging._CLIENTS.clear()
+            reset_shared_clients()
             with ThreadPoolExecutor(args.threads) as ex:
                 return list(ex.map(lambda d: hooks.process_results(d, [outputs[d["task_id"]]]), docs))
 

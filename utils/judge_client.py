@@ -14,7 +14,7 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
-                                   ``{"reasoning_effort": "low"}`` (not part of the cache key)
+                                   ``{"reasoning_effort": "low"}`` (part of the cache key)
 =================================  ==========================================================
 
 Behaviour:
@@ -28,11 +28,16 @@ Behaviour:
   more than two minutes is not retried at all (the ``openai`` rule): the call fails at once.
 * ``parse(text)`` turns the reply into a value; a ``ValueError`` from it means "this answer is
   unusable, ask again" (up to ``attempts`` answers).
-* A persistent cache, one JSON file per key = sha256(judge model, prompt version, messages),
-  written atomically (temporary file + ``os.replace``), so several processes (accelerate ranks)
-  can fill it at once and a crashed run resumes where it stopped. Only answers that parsed are
-  stored; on a hit the stored text is parsed again, so a changed parser can never serve a stale
-  value silently (bump ``prompt_version`` when the prompt or its parser changes meaning).
+* A persistent cache, one JSON file per key (:func:`cache_key`: sha256 of everything that can
+  change the reply: judge model, prompt version, messages or the caller's ``key_data`` standing in
+  for them, temperature, max tokens, extra body), written atomically (temporary file +
+  ``os.replace``), so several processes (accelerate ranks) can fill it at once and a crashed run
+  resumes where it stopped. Only answers that parsed are stored; on a hit the stored text is
+  parsed again, so a changed parser can never serve a stale value silently (bump
+  ``prompt_version`` when the prompt or its parser changes meaning). An entry is read only when it
+  names the current :data:`CACHE_SCHEMA` and its own key; entries of an older key live under other
+  file names and are never looked up.
+* :func:`shared_client` gives the process one client per configuration (DoD and GRADE use it).
 * After every attempt failed: :class:`JudgeError` saying what failed, how often and the last error.
 """
 
@@ -91,8 +96,10 @@ class JudgeConfig:
     cache_dir: Path | None = None  # None: no cache
     backoff_s: float = 1.0  # first backoff; doubles per failed HTTP attempt
     max_backoff_s: float = 60.0
-    # Extra top-level request fields (e.g. {"reasoning_effort": "low"}); not part of the cache key.
-    extra_body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # Extra top-level request fields (e.g. {"reasoning_effort": "low"}); part of the cache key.
+    # Compared but not hashed (a dict is not hashable): two configs that differ only here are
+    # different dict keys in shared_client's registry.
+    extra_body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=True)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "JudgeConfig":
@@ -146,15 +153,51 @@ class JudgeResult:
     calls: int  # HTTP requests this result cost (0 when cached)
 
 
-def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, Any]]) -> str:
-    blob = json.dumps(
-        {"model": model, "prompt_version": prompt_version, "messages": messages},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+#: What the cache key covers, as a number: bump it when that changes, so that no entry written
+#: under the old meaning is read. 1: model, prompt version, messages. 2 (renovation #18): also
+#: temperature, max tokens and the extra body, for DoD and GRADE alike.
+CACHE_SCHEMA = 2
+
+
+def cache_key(
+    model: str,
+    prompt_version: str,
+    messages: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    key_data: Any = None,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    extra_body: Mapping[str, Any] | None = None,
+) -> str:
+    """The judge cache's key: sha256 of everything in a request that can change the reply.
+
+    Give either ``messages`` (what is sent) or ``key_data`` (a JSON-able value that determines
+    them, e.g. the rendered prompt and the image files' sha256, so a hit encodes no image). The
+    endpoint, the API key and the timeout are left out: they do not change what a model answers.
+    """
+    if (messages is None) == (key_data is None):
+        raise ValueError("cache_key needs exactly one of messages and key_data")
+    request: dict[str, Any] = {
+        "schema": CACHE_SCHEMA,
+        "model": model,
+        "prompt_version": prompt_version,
+        "temperature": float(temperature),
+        "max_tokens": max_tokens,
+        "extra_body": dict(extra_body or {}),
+    }
+    if key_data is None:
+        request["messages"] = list(messages)
+    else:
+        request["key_data"] = key_data
+    blob = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     # surrogatepass: a lone surrogate (a JSON escape in a model's text) still gives a stable key
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def prompt_version(name: str, source: str) -> str:
+    """A prompt's part of the cache key: its name and the sha256 of its text, so a replaced or
+    edited prompt file never reads answers given to another."""
+    return f"{name}:{hashlib.sha256(source.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 def _retry_after_seconds(headers: Any) -> float | None:
@@ -300,13 +343,13 @@ class JudgeClient:
         """
         if not prompt_version:
             raise ValueError("prompt_version is required: it is part of the cache key")
-        if key_data is not None:
-            key = cache_key(self.config.model, prompt_version, [{"key_data": key_data}])
-        else:
+        if key_data is None:
             if callable(messages):
                 messages = messages()
             messages = [dict(m) for m in messages]
-            key = cache_key(self.config.model, prompt_version, messages)
+        key = cache_key(self.config.model, prompt_version, None if key_data is not None else messages,
+                        key_data=key_data, temperature=temperature, max_tokens=max_tokens,
+                        extra_body=self.config.extra_body)
         # One thread per key at a time: a second thread asking the same question waits and then
         # reads the cache instead of paying for the same call.
         with self._key_lock(key):
@@ -411,9 +454,12 @@ class JudgeClient:
             return None
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
+            if entry.get("schema") != CACHE_SCHEMA or entry.get("key") != key:
+                # not written for this key by this version (a hand-made or foreign file): never served
+                raise ValueError(f"written for schema {entry.get('schema')!r}, key {str(entry.get('key'))[:16]!r}")
             text = entry["raw"]
             value = parse(text) if parse is not None else text
-        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             # Unreadable or no longer parsable entry: ask again (and overwrite it).
             log.warning("ignoring judge cache entry %s: %s", path, exc)
             return None
@@ -423,7 +469,7 @@ class JudgeClient:
         path = self._cache_path(key)
         if path is None:
             return
-        entry = {"key": key, "model": self.config.model, "prompt_version": prompt_version, "raw": text}
+        entry = {"schema": CACHE_SCHEMA, "key": key, "model": self.config.model, "prompt_version": prompt_version, "raw": text}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp")
@@ -441,6 +487,29 @@ class JudgeClient:
                 raise
         except OSError as exc:  # a full disk must not lose the verdict we already paid for
             log.warning("could not write judge cache entry %s: %s", path, exc)
+
+
+# -------------------------------------------------------------------- one client per configuration
+_SHARED: dict[JudgeConfig, JudgeClient] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_client(**overrides: Any) -> JudgeClient:
+    """The process's client for the current ``LMMS_PLUGINS_JUDGE_*`` settings (thread-safe; raises
+    :class:`JudgeError` when the judge is not configured). Every setting, the extra body included,
+    picks the client, so a changed setting never reuses a client made for another."""
+    config = JudgeConfig.from_env(**overrides)
+    with _SHARED_LOCK:
+        client = _SHARED.get(config)
+        if client is None:
+            client = _SHARED[config] = JudgeClient(config)
+        return client
+
+
+def reset_shared_clients() -> None:
+    """Forget the clients :func:`shared_client` made (a new run in the same process: tests, benchmarks)."""
+    with _SHARED_LOCK:
+        _SHARED.clear()
 
 
 # -------------------------------------------------------------------- message helpers
@@ -618,6 +687,7 @@ def _bracket_spans(text: str):
 
 
 __all__ = [
+    "CACHE_SCHEMA",
     "JudgeClient",
     "JudgeConfig",
     "JudgeError",
@@ -627,5 +697,8 @@ __all__ = [
     "extract_json",
     "file_digest",
     "image_part",
+    "prompt_version",
+    "reset_shared_clients",
+    "shared_client",
     "text_part",
 ]

@@ -13,13 +13,15 @@ A user replaces them with files of their own (e.g. the official prompts) through
 ``LMMS_PLUGINS_DOD_REFUSAL_PROMPT`` / ``LMMS_PLUGINS_DOD_EDIT_PROMPT``; the variables a prompt may
 use are listed in README.md. The prompt text is part of the cache key, so a replaced prompt never
 reads answers cached for another.
+
+Here: the prompts, the messages and the reading of the replies (what DoD's verdicts mean). The
+transport, retries, cache and its key, and the one client per configuration are the shared
+client's (lmms_plugins.utils.judge_client), as for GRADE.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,9 @@ ENV_EDIT_PROMPT = "LMMS_PLUGINS_DOD_EDIT_PROMPT"
 REFUSAL_PROMPT_VERSION = "dod-refusal-v1"
 EDIT_PROMPT_VERSION = "dod-edit-v1"
 ATTEMPTS = 3
+MAX_SIDE = 1024  # images go to the editing judge as JPEG, longest side <= 1024
+JPEG_QUALITY = 90
+EDIT_MESSAGE_LAYOUT = "dod-edit-messages-1"  # bump when edit_messages changes (part of the cache key)
 
 
 class JudgeUnavailable(RuntimeError):
@@ -79,11 +84,6 @@ def _render(source: str, **values: Any) -> str:
         return render(source, undefined="chainable", origin="DoD judge prompt", **values)
     except (jinja2.TemplateError, TemplateRejected) as exc:
         raise JudgeUnavailable(f"the judge prompt is not a valid Jinja template: {exc}") from exc
-
-
-def _version(base: str, source: str) -> str:
-    # a user prompt gets its own cache namespace (the messages differ anyway; this makes it explicit)
-    return f"{base}:{hashlib.sha256(source.encode('utf-8')).hexdigest()[:12]}"
 
 
 def _text(value: Any) -> str:
@@ -144,23 +144,16 @@ def parse_edit(text: str) -> EditVerdict:
 
 # --- the client ---------------------------------------------------------------------------------------
 
-_clients: dict[tuple, Any] = {}
-_clients_lock = threading.Lock()
-
 
 def client():
-    """One shared, thread-safe client per judge configuration (read from the environment)."""
-    from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig, JudgeError
+    """The process's shared judge client for the ``LMMS_PLUGINS_JUDGE_*`` settings (the same one
+    GRADE uses); JudgeUnavailable when the judge is not configured."""
+    from lmms_plugins.utils.judge_client import JudgeError, shared_client
 
     try:
-        config = JudgeConfig.from_env()
+        return shared_client()
     except JudgeError as exc:
         raise JudgeUnavailable(str(exc)) from exc
-    key = (config.base_url, config.model, config.api_key, config.timeout_s, str(config.cache_dir))
-    with _clients_lock:
-        if key not in _clients:
-            _clients[key] = JudgeClient(config)
-        return _clients[key]
 
 
 # --- the judges ----------------------------------------------------------------------------------------
@@ -170,7 +163,7 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading
     """Ask the refusal judge about one response (``label``: a data.Label). ``reasoning``: the text it
     reads, and of which its evidence must be a substring (refusal_text.text_to_read); ``reading``:
     ``reasoning`` or ``all``, so the prompt can say which it is. Empty text: no call."""
-    from lmms_plugins.utils.judge_client import JudgeError
+    from lmms_plugins.utils.judge_client import JudgeError, prompt_version
 
     if not (reasoning or "").strip():
         return RefusalVerdict(False, None, "", "empty response: no conclusion")
@@ -189,7 +182,7 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading
     try:
         result = judge.complete(
             [{"role": "user", "content": prompt}],
-            prompt_version=_version(REFUSAL_PROMPT_VERSION, source),
+            prompt_version=prompt_version(REFUSAL_PROMPT_VERSION, source),
             parse=lambda text: parse_refusal(text, reasoning),
             attempts=ATTEMPTS,
             temperature=0.0,
@@ -200,30 +193,43 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading
     return RefusalVerdict(v.concludes_infeasible, v.reason_correct, v.evidence, v.reason, result.cached, result.calls)
 
 
+def edit_messages(prompt: str, inputs: list, output_image) -> list:
+    """The editing judge's request: the prompt, the input image(s), the output image."""
+    from lmms_plugins.utils.judge_client import image_part, text_part
+
+    content = [text_part(prompt)]
+    for i, path in enumerate(inputs, 1):
+        content += [text_part("INPUT image:" if len(inputs) == 1 else f"INPUT image {i}:"),
+                    image_part(str(path), max_side=MAX_SIDE, quality=JPEG_QUALITY)]
+    content += [text_part("OUTPUT image:"), image_part(str(output_image), max_side=MAX_SIDE, quality=JPEG_QUALITY)]
+    return [{"role": "user", "content": content}]
+
+
 def judge_edit(*, instruction: str, label, input_image, output_image, judge=None) -> EditVerdict:
     """Ask the editing judge whether ``output_image`` makes the requested edit of ``input_image``
-    (one path, or the list of the request's input images)."""
-    from lmms_plugins.utils.judge_client import JudgeError, image_part, text_part
+    (one path, or the list of the request's input images).
+
+    The cache key holds the rendered prompt and the sha256 of the image files, as GRADE's does: the
+    images are encoded only when the judge is asked, so a re-run served from the cache decodes none."""
+    from lmms_plugins.utils.judge_client import JudgeError, file_digest, prompt_version
 
     source = _prompt_source(ENV_EDIT_PROMPT, "edit_judge_prompt.jinja")
     prompt = _render(source, instruction=instruction, witness=_text(label.witness))
     inputs = list(input_image) if isinstance(input_image, (list, tuple)) else [input_image]
-    try:
-        content = [text_part(prompt)]
-        for i, path in enumerate(inputs, 1):
-            content += [text_part("INPUT image:" if len(inputs) == 1 else f"INPUT image {i}:"), image_part(str(path))]
-        content += [text_part("OUTPUT image:"), image_part(str(output_image))]
-    except (OSError, ValueError, TypeError) as exc:
-        raise JudgeUnavailable(f"cannot send the images to the judge: {exc}") from exc
     judge = judge or client()
     try:
+        key_data = {"layout": EDIT_MESSAGE_LAYOUT, "max_side": MAX_SIDE, "jpeg_quality": JPEG_QUALITY, "prompt": prompt,
+                    "inputs": [file_digest(p) for p in inputs], "output": file_digest(output_image)}
         result = judge.complete(
-            [{"role": "user", "content": content}],
-            prompt_version=_version(EDIT_PROMPT_VERSION, source),
+            lambda: edit_messages(prompt, inputs, output_image),
+            prompt_version=prompt_version(EDIT_PROMPT_VERSION, source),
             parse=parse_edit,
             attempts=ATTEMPTS,
             temperature=0.0,
+            key_data=key_data,
         )
+    except (OSError, ValueError, TypeError) as exc:  # a missing file, or one image_part cannot read (ImageError)
+        raise JudgeUnavailable(f"cannot send the images to the judge: {exc}") from exc
     except JudgeError as exc:
         raise JudgeUnavailable(str(exc)) from exc
     v = result.value

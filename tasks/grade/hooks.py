@@ -202,8 +202,8 @@ def _process_results(doc, results):
         why = "; ".join(out.problems) or "the model returned no image"
         return _zero(doc, st.MISSING_IMAGE, why)
 
-    from lmms_plugins.tasks.grade.judging import BadDatasetImage, BadEditedImage, judge_sample, shared_client
-    from lmms_plugins.utils.judge_client import JudgeError
+    from lmms_plugins.tasks.grade.judging import BadDatasetImage, BadEditedImage, judge_sample
+    from lmms_plugins.utils.judge_client import JudgeError, shared_client
 
     def pending(state: str, reason: str) -> dict:
         return _record(doc, state, reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,

@@ -13,12 +13,15 @@ prompts, verbatim). A ``.jinja`` file is a Jinja template with the variables ``i
 is plain text in which ``{instruct}`` / ``{instruction}`` become the instruction and doubled
 braces single ones (so an official prompt can be pasted from its Python f-string as it is). The prompt text is part of the cache key,
 so changing a prompt never serves a verdict given to another prompt.
+
+Here: the prompts, the messages, the three questions asked at once, and the reading of the
+replies (rubric.py). The transport, retries, cache and its key, and the one client per
+configuration are the shared client's (lmms_plugins.utils.judge_client), as for DoD.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import threading
@@ -45,7 +48,9 @@ class Prompt:
 
     @property
     def version(self) -> str:
-        return f"grade-{self.name}-" + hashlib.sha256(self.source.encode("utf-8")).hexdigest()[:16]
+        from lmms_plugins.utils.judge_client import prompt_version
+
+        return prompt_version(f"grade-{self.name}", self.source)
 
     def render(self, **variables: Any) -> str:
         if not self.origin.endswith(".jinja"):
@@ -306,21 +311,3 @@ def _parse_scale_text(text: str) -> ScaleVerdict:
     from lmms_plugins.utils.judge_client import extract_json
 
     return parse_scale(extract_json(text))
-
-
-# ---------------------------------------------------------------- one client per configuration
-_CLIENTS: dict = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def shared_client():
-    """The process's judge client for the current ``LMMS_PLUGINS_JUDGE_*`` settings (thread-safe)."""
-    from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig
-
-    config = JudgeConfig.from_env()
-    key = (config, json.dumps(dict(config.extra_body), sort_keys=True))
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = _CLIENTS[key] = JudgeClient(config)
-        return client

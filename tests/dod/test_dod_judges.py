@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -179,3 +178,49 @@ def test_without_a_judge_real_world_e_is_pending_and_maze_e_uses_the_verifier(tm
     rec = hooks.score_sample(docs["synthetic-maze-001-feasible"], json.dumps({"text": "Done.", "images": [str(ref)]}))
     assert rec.edit_ok is True and rec.edit_reason == "maze verifier: ok"
     assert load_labels(root)["synthetic-maze-001-feasible"].is_maze
+
+
+def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
+    """LMMS_PLUGINS_JUDGE_EXTRA_BODY is part of the request and of the cache key: the same two
+    questions with another extra body are asked again (and sent with it), not served the verdicts
+    given without it; each is then served from its own cache entry."""
+    from lmms_plugins.tasks.dod import judges
+    from lmms_plugins.utils.judge_client import reset_shared_clients
+
+    inp, out = png(tmp_path / "in.png", (200, 0, 0)), png(tmp_path / "out.png", (0, 200, 0), mark=3)
+    built = []
+    real_edit_messages = judges.edit_messages
+
+    def counting_edit_messages(*args):
+        built.append(1)
+        return real_edit_messages(*args)
+
+    monkeypatch.setattr(judges, "edit_messages", counting_edit_messages)
+
+    def handler(request):
+        if image_urls(request):
+            return '{"task_image_correct": true, "unrelated_content_preserved": true}'
+        return verdict(True, EVIDENCE, True)
+
+    def ask_both():
+        r = judge_refusal(doc_prompt="p", label=INFEASIBLE, reasoning=REASONING)
+        e = judge_edit(instruction="Fill the glass.", label=FEASIBLE, input_image=inp, output_image=out)
+        return r.cached, e.cached
+
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", raising=False)
+    reset_shared_clients()
+    with FakeJudgeServer(handler) as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        assert ask_both() == (False, False) and server.calls == 2
+        assert ask_both() == (True, True) and server.calls == 2
+        assert len(built) == 1  # a verdict served from the cache encodes no image
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", '{"reasoning_effort": "low"}')
+        assert ask_both() == (False, False) and server.calls == 4
+        assert [r.get("reasoning_effort") for r in server.requests] == [None, None, "low", "low"]
+        assert ask_both() == (True, True) and server.calls == 4
+        monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY")
+        assert ask_both() == (True, True) and server.calls == 4  # the first entries are still there
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 4
+    reset_shared_clients()

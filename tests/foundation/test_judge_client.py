@@ -361,3 +361,102 @@ def test_retry_feedback_shows_the_judge_its_rejected_answer(server, tmp_path):
     # cached under the original question: a new client asking it gets the accepted answer
     again, _ = make_client(server, tmp_path)
     assert again.complete(MESSAGES, prompt_version="v1", parse=parse_answer).cached
+
+
+def test_everything_that_changes_a_reply_changes_the_cache_key():
+    base = cache_key("fake-judge", "v1", MESSAGES)
+    assert base == cache_key("fake-judge", "v1", MESSAGES, temperature=0, max_tokens=None, extra_body={})
+    variants = [
+        cache_key("other-judge", "v1", MESSAGES),
+        cache_key("fake-judge", "v2", MESSAGES),
+        cache_key("fake-judge", "v1", [{"role": "user", "content": "another question"}]),
+        cache_key("fake-judge", "v1", MESSAGES, temperature=0.7),
+        cache_key("fake-judge", "v1", MESSAGES, max_tokens=50),
+        cache_key("fake-judge", "v1", MESSAGES, extra_body={"reasoning_effort": "low"}),
+        cache_key("fake-judge", "v1", MESSAGES, extra_body={"reasoning_effort": "high"}),
+        cache_key("fake-judge", "v1", key_data={"prompt": "p", "images": ["abc"]}),
+    ]
+    assert len({base, *variants}) == len(variants) + 1
+    # the order of the extra body's fields does not matter
+    assert cache_key("m", "v1", MESSAGES, extra_body={"a": 1, "b": 2}) == cache_key("m", "v1", MESSAGES, extra_body={"b": 2, "a": 1})
+    with pytest.raises(ValueError, match="exactly one"):
+        cache_key("m", "v1", MESSAGES, key_data={"x": 1})
+
+
+def test_requests_differing_only_in_extra_body_are_two_calls_and_two_entries(server, tmp_path):
+    server.handler = lambda req: json.dumps({"answer": "yes" if req.get("reasoning_effort") == "low" else "no"})
+    plain, _ = make_client(server, tmp_path)
+    low, _ = make_client(server, tmp_path, extra_body={"reasoning_effort": "low"})
+    assert plain.complete(MESSAGES, prompt_version="v1", parse=parse_answer).value == "no"
+    assert low.complete(MESSAGES, prompt_version="v1", parse=parse_answer).value == "yes"  # not plain's cached "no"
+    assert server.calls == 2 and len(list(tmp_path.rglob("*.json"))) == 2
+    # each is then served from its own entry
+    assert plain.complete(MESSAGES, prompt_version="v1", parse=parse_answer).value == "no"
+    res = low.complete(MESSAGES, prompt_version="v1", parse=parse_answer)
+    assert (res.value, res.cached) == ("yes", True) and server.calls == 2
+    # the same holds for a key built from key_data (GRADE, DoD's editing judge)
+    for client in (plain, low):
+        client.complete(lambda: MESSAGES, prompt_version="v1", parse=parse_answer, key_data={"image": "abc"})
+    assert server.calls == 4
+
+
+def _old_key(model: str, prompt_version: str, messages) -> str:
+    """The key of the cache before renovation #18 (schema 1: model, prompt version, messages)."""
+    import hashlib
+
+    blob = json.dumps({"model": model, "prompt_version": prompt_version, "messages": messages},
+                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def test_a_cache_written_before_the_key_change_is_ignored_not_misread(server, tmp_path, caplog):
+    from lmms_plugins.utils.judge_client import CACHE_SCHEMA
+
+    # an old entry (schema 1, made with another extra body), as the previous version wrote it
+    old = _old_key("fake-judge", "v1", MESSAGES)
+    old_path = tmp_path / old[:2] / f"{old}.json"
+    old_path.parent.mkdir(parents=True)
+    old_entry = {"key": old, "model": "fake-judge", "prompt_version": "v1", "raw": '{"answer": "no"}'}
+    old_path.write_text(json.dumps(old_entry))
+    server.handler = lambda req: '{"answer": "yes"}'
+    client, _ = make_client(server, tmp_path)
+    res = client.complete(MESSAGES, prompt_version="v1", parse=parse_answer)
+    assert (res.value, res.cached) == ("yes", False) and server.calls == 1
+    assert json.loads(old_path.read_text()) == old_entry  # left alone (delete the folder to reclaim it)
+    new = cache_key("fake-judge", "v1", MESSAGES)
+    assert new != old and json.loads((tmp_path / new[:2] / f"{new}.json").read_text())["schema"] == CACHE_SCHEMA
+    # a file at the new key's place that does not name this schema and key is never served
+    foreign = cache_key("fake-judge", "v2", MESSAGES)
+    path = tmp_path / foreign[:2] / f"{foreign}.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({**old_entry, "key": foreign}))  # no schema: written by the old code
+    with caplog.at_level("WARNING", logger="lmms_plugins.judge"):
+        res = client.complete(MESSAGES, prompt_version="v2", parse=parse_answer)
+    assert (res.value, res.cached) == ("yes", False) and server.calls == 2
+    assert "ignoring judge cache entry" in caplog.text and "schema None" in caplog.text
+
+
+def test_shared_client_is_one_per_configuration_extra_body_included(monkeypatch, tmp_path):
+    from lmms_plugins.utils.judge_client import reset_shared_clients, shared_client
+
+    for var in (ENV_API_KEY, ENV_TIMEOUT, ENV_EXTRA_BODY):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv(ENV_BASE_URL, "http://127.0.0.1:9/v1")
+    monkeypatch.setenv(ENV_MODEL, "judge-m")
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path))
+    reset_shared_clients()
+    first = shared_client()
+    assert shared_client() is first
+    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "low"}')
+    low = shared_client()
+    assert low is not first and low.config.extra_body == {"reasoning_effort": "low"}
+    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "high"}')
+    assert shared_client() is not low and shared_client().config.extra_body == {"reasoning_effort": "high"}
+    monkeypatch.delenv(ENV_EXTRA_BODY)
+    assert shared_client() is first
+    reset_shared_clients()
+    assert shared_client() is not first
+    monkeypatch.delenv(ENV_MODEL)
+    with pytest.raises(JudgeError, match=ENV_MODEL):
+        shared_client()
+    reset_shared_clients()

@@ -18,11 +18,11 @@ from fuzz_outputs import FUZZ, MIXED_TEXT, OPENED, assert_nothing_forbidden_open
 from grade_fixtures import make_dataset  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
 
-from lmms_plugins.tasks.grade import hooks, judging  # noqa: E402
+from lmms_plugins.tasks.grade import hooks  # noqa: E402
 from lmms_plugins.tasks.grade.records import Question, load_records  # noqa: E402
 from lmms_plugins.tasks.grade.rubric import match_answers, parse_scale  # noqa: E402
 from lmms_plugins.utils import status  # noqa: E402
-from lmms_plugins.utils.judge_client import extract_json  # noqa: E402
+from lmms_plugins.utils.judge_client import extract_json, reset_shared_clients  # noqa: E402
 
 KNOWN = {status.OK, status.MISSING_IMAGE, status.BAD_IMAGE, status.JUDGE_ERROR, status.MISSING_DATA,
          status.GENERATION_FAILED, hooks.MISSING_VERDICT}
@@ -50,7 +50,7 @@ def no_judge(monkeypatch):
     for name in ("BASE_URL", "MODEL", "API_KEY"):
         monkeypatch.delenv(f"LMMS_PLUGINS_JUDGE_{name}", raising=False)
     monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
-    judging._CLIENTS.clear()
+    reset_shared_clients()
 
 
 @FUZZ
@@ -79,7 +79,7 @@ def test_grade_fuzz_process_results_without_judge(grade, no_judge, data):
 def test_grade_fuzz_judge_replies_through_process_results(grade, monkeypatch):
     """Fuzzed judge replies (drawn per request) with a good image: judge_error or ok, never error."""
     docs, pool = grade
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     seen = []
 
     @settings(FUZZ, max_examples=8)
@@ -89,7 +89,7 @@ def test_grade_fuzz_judge_replies_through_process_results(grade, monkeypatch):
         with FakeJudgeServer(lambda req: queue.pop(0) if queue else "[]") as server:
             monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
             res = hooks.process_results(docs[index], [json.dumps({"text": "", "images": [pool["good"]]})])
-            judging._CLIENTS.clear()
+            reset_shared_clients()
         check_records(res, KNOWN, hooks.METRICS)
         seen.append(res["grade_strict"]["status"])
 

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judge_server import FakeJudgeServer  # noqa: E402
 
 from lmms_plugins.tasks.grade import hooks, judging  # noqa: E402
+from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
 from lmms_plugins.utils.images import PathEscapesRoot  # noqa: E402
 
@@ -33,7 +34,7 @@ def no_judge(monkeypatch):
     for name in ("BASE_URL", "MODEL", "API_KEY", "CACHE"):
         monkeypatch.delenv(f"LMMS_PLUGINS_JUDGE_{name}", raising=False)
     monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
-    judging._CLIENTS.clear()
+    reset_shared_clients()
 
 
 @pytest.mark.parametrize("field,path", [("gt", "/etc/passwd"), ("image_path", "../../../etc/passwd"),
@@ -81,7 +82,7 @@ def test_grade_good_image_without_a_judge_is_still_judge_error(data, no_judge):
 def test_grade_deeply_nested_rubric_reply_still_asks_consistency_and_readability(data, monkeypatch, tmp_path):
     _, docs, run = data
     case = CASES[0]
-    judging._CLIENTS.clear()
+    reset_shared_clients()
 
     def handler(req):
         if kind_of(req) == "reasoning":
@@ -95,7 +96,7 @@ def test_grade_deeply_nested_rubric_reply_still_asks_consistency_and_readability
         monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
         rec = hooks.process_results(docs[case.task_id], [_answer(run / "edited" / f"{case.task_id}.png")])["grade_strict"]
         kinds = [kind_of(r) for r in server.requests]
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     assert rec["status"] == "judge_error" and rec["R"] is None, rec
     assert (rec["C"], rec["L"]) == (case.C, case.L)
     assert kinds.count("reasoning") == judging.ANSWER_ATTEMPTS  # asked again, not crashed

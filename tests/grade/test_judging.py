@@ -22,7 +22,8 @@ from grade_fixtures import (  # noqa: E402
 )
 from judge_server import FakeJudgeServer, Reply, Sleep, image_urls  # noqa: E402
 
-from lmms_plugins.tasks.grade import hooks, judging  # noqa: E402
+from lmms_plugins.tasks.grade import hooks  # noqa: E402
+from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
 from lmms_plugins.tasks.grade.scoring import breakdown  # noqa: E402
 
@@ -43,7 +44,7 @@ def data(tmp_path):
 @pytest.fixture
 def judge_env(monkeypatch, tmp_path):
     """A fake judge server wired through the documented environment variables."""
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     with FakeJudgeServer(canned_judge) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
@@ -53,7 +54,7 @@ def judge_env(monkeypatch, tmp_path):
         monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
         monkeypatch.delenv("LMMS_PLUGINS_GRADE_PROMPTS", raising=False)
         yield server
-        judging._CLIENTS.clear()
+        reset_shared_clients()
         assert not server.handler_errors, server.handler_errors[0]
 
 
@@ -104,7 +105,7 @@ def test_rerun_is_served_from_the_cache(data, judge_env):
     docs, answers, _ = data
     first = run_all(docs, answers)
     calls = judge_env.calls
-    judging._CLIENTS.clear()  # a new run: new client, same cache folder
+    reset_shared_clients()  # a new run: new client, same cache folder
     second = run_all(docs, answers)
     assert judge_env.calls == calls
     assert all(r["grade_strict"]["cached"] for tid, r in second.items() if tid != "math_geo_001")
@@ -150,7 +151,7 @@ def test_exhausted_answers_leave_the_dimension_pending(data, judge_env):
     assert judge_env.calls == 3 + 2
     # nothing wrong was cached: a later run with a working judge fills R in and reuses C and L
     judge_env.handler = canned_judge
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     rec = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert rec["status"] == "ok" and rec["R"] == 0.5 and judge_env.calls == 5 + 1
 
@@ -159,7 +160,7 @@ def test_429_and_500_with_retry_after_and_timeouts(data, judge_env, monkeypatch)
     docs, answers, _ = data
     doc = docs["chemistry_org_001"]
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_TIMEOUT", "0.5")
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     trouble = {"consistency_style": [Reply(429, "slow down", {"Retry-After": "0"}), Reply(500, "oops", {"Retry-After": "0"})],
                "readability": [Sleep(3.0)]}
 
@@ -197,7 +198,7 @@ def test_no_judge_configured_is_a_judge_error_naming_the_variables(data, monkeyp
     docs, answers, _ = data
     for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_GRADE_VERDICTS"):
         monkeypatch.delenv(var, raising=False)
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     doc = docs["physics_mech_001"]
     rec = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert rec["status"] == "judge_error" and "LMMS_PLUGINS_JUDGE_BASE_URL" in rec["reason"]
@@ -223,7 +224,7 @@ def test_precomputed_verdicts_offline_and_with_judge_fallback(data, judge_env, m
     assert [kind_of(r) for r in judge_env.requests] == ["consistency_overall"]
     # without a judge, a sample with no verdict is pending with its own status
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL")
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     c = hooks.process_results(docs["chemistry_org_001"], [answers["chemistry_org_001"]])["grade_strict"]
     assert c["status"] == "missing_verdict" and c["R"] is None and "R, C, L" in c["reason"]
 
@@ -236,7 +237,7 @@ def test_a_judged_run_can_be_rescored_from_its_samples_log(data, judge_env, monk
                            for i, r in enumerate(first.values())))
     monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(log))
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL")
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     calls = judge_env.calls
     again = run_all(docs, answers)
     assert judge_env.calls == calls
@@ -300,3 +301,21 @@ def test_an_official_style_fstring_prompt_pasted_as_text(data, judge_env, monkey
     assert rec["status"] == "ok" and rec["C"] == 2
     assert seen == ['Judge consistency for: Edit the diagram of eco_macro_001.\n'
                     'Answer {"Instruction": "...", "Final Score": 0-2, "Reason": "..."}']
+
+
+def test_a_changed_extra_body_asks_the_judge_again(data, judge_env, monkeypatch):
+    """LMMS_PLUGINS_JUDGE_EXTRA_BODY (e.g. the paper's reasoning effort) is part of every request and
+    of the cache key: R, C and L are asked again with it, not served the verdicts given without it."""
+    docs, answers, _ = data
+    doc = docs["physics_mech_001"]  # R, C and L: three questions
+    monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", raising=False)
+    reset_shared_clients()
+    first = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
+    assert first["status"] == "ok" and judge_env.calls == 3
+    assert hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]["cached"] and judge_env.calls == 3
+    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", '{"reasoning_effort": "low"}')
+    again = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
+    assert not again["cached"] and judge_env.calls == 6
+    assert [r.get("reasoning_effort") for r in judge_env.requests] == [None] * 3 + ["low"] * 3
+    assert (again["R"], again["C"], again["L"]) == (first["R"], first["C"], first["L"])
+    assert hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]["cached"] and judge_env.calls == 6

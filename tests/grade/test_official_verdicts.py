@@ -12,7 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_fixtures import CASES, make_dataset, write_png  # noqa: E402
 
-from lmms_plugins.tasks.grade import hooks, judging  # noqa: E402
+from lmms_plugins.tasks.grade import hooks  # noqa: E402
+from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
 from lmms_plugins.tasks.grade.verdicts import VerdictFileError, load_verdicts  # noqa: E402
 
@@ -44,7 +45,7 @@ def write_folder(folder: Path, results) -> Path:
 @pytest.fixture
 def docs(tmp_path, monkeypatch):
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL", raising=False)
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     return {d["task_id"]: d for d in load_records(make_dataset(tmp_path / "GRADE"))}
 
 
