@@ -30,10 +30,15 @@ def _load(target: str):
     return getattr(importlib.import_module(module), func)
 
 
-def cmd_tasks_dir(_args) -> int:
-    from lmms_plugins import tasks_dir
+#: ``tasks-dir --harness`` -> "module:function" returning the folder that harness's --include_path takes.
+HARNESS_TASK_DIRS = {
+    "lmms-eval": "lmms_plugins:tasks_dir",
+    "lm-eval": "lmms_plugins.lm_eval_tasks:tasks_dir",  # EleutherAI lm-eval 0.4.x: the CwI answer-only tasks
+}
 
-    print(tasks_dir())
+
+def cmd_tasks_dir(args) -> int:
+    print(_load(HARNESS_TASK_DIRS[args.harness])())
     return 0
 
 
@@ -69,7 +74,10 @@ def cmd_make_data(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lmms-plugins", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("tasks-dir", help="print the folder to pass to lmms-eval --include_path").set_defaults(func=cmd_tasks_dir)
+    p = sub.add_parser("tasks-dir", help="print the folder to pass to lmms-eval (or lm-eval) --include_path")
+    p.add_argument("--harness", choices=sorted(HARNESS_TASK_DIRS), default="lmms-eval",
+                   help="lmms-eval (default): every task; lm-eval: EleutherAI lm-eval 0.4.x, the CwI answer-only tasks")
+    p.set_defaults(func=cmd_tasks_dir)
     p = sub.add_parser("list", help="this package's tasks and groups, with sample counts where the data is local")
     p.add_argument("--names", action="store_true", help="print only the names, one per line")
     p.set_defaults(func=cmd_list)

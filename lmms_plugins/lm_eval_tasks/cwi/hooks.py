@@ -1,0 +1,128 @@
+"""EleutherAI lm-eval 0.4.x adapters of the CwI hooks (``lmms_plugins.tasks.cwi.hooks``).
+
+The lm-eval YAMLs next to this file name the lmms-eval hooks themselves wherever lm-eval calls
+them the same way: ``doc_to_image`` is ``hooks.doc_to_visual``, ``doc_to_target`` and each leaf's
+``process_results_<task>`` (the task's rule from ``task_rules.RULES``) are the same functions.
+What lm-eval calls differently is adapted here, and nothing else:
+
+* :func:`doc_to_text`: the same prompt (``prompt.jinja``), preceded by one ``<image>`` marker per
+  image: lm-eval's local multimodal backends (``hf-multimodal``, ``vllm-vlm``) put an image where
+  the text has a marker, as lm-eval's own multimodal tasks (chartqa, mmmu) write them;
+* :func:`load_dataset` (``custom_dataset``): the hub dataset, or the local copy named by
+  ``LMMS_PLUGINS_CWI_ROOT`` / ``LMMS_PLUGINS_DATA_ROOT`` (lmms-eval reaches the same through the
+  registration hook, which lm-eval does not run);
+* :func:`process_docs`: renders the prompt of the first item before any request, so a broken
+  template stops the run at load time;
+* the ``aggregate_*`` functions: the lmms-eval aggregations, plus their standard errors in
+  lm-eval's results (lm-eval, like lmms-eval, gives "N/A" for an aggregation it does not know).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Mapping
+
+from lmms_plugins.tasks.cwi import hooks as _cwi
+from lmms_plugins.tasks.cwi.catalog import DATASET_PATH
+from lmms_plugins.utils import stderr as _stderr
+
+BENCH = "cwi"
+#: lm-eval's image marker (``DEFAULT_IMAGE_PLACEHOLDER`` of its hf-multimodal and vllm-vlm models).
+IMAGE_PLACEHOLDER = "<image>"
+#: What the lmms-eval template passes as ``lmms_eval_specific_kwargs.default``: lm-eval has no such
+#: key, so the adapter renders with the hooks' default, and the generator checks the two agree.
+LMMS_PROMPT_KWARGS = {"prompt_template_file": "prompt.jinja"}
+
+
+def doc_to_text(doc: Mapping) -> str:
+    """The lmms-eval prompt of ``doc``, after one ``<image>`` marker per image of the item."""
+    return IMAGE_PLACEHOLDER * len(_cwi.doc_to_visual(doc)) + _cwi.doc_to_text(doc, LMMS_PROMPT_KWARGS)
+
+
+def process_docs(dataset):
+    """Render the first item's prompt once, while lm-eval builds the task (before any request)."""
+    if len(dataset):
+        import jinja2
+
+        try:
+            doc_to_text(dataset[0])
+        except (jinja2.TemplateError, OSError, ValueError) as exc:  # TemplateRejected is a ValueError
+            raise ValueError(f"the prompt template of this CwI task cannot be rendered: {type(exc).__name__}: {exc}") from None
+    return dataset
+
+
+def load_dataset(cwi_task: str | None = None, **_metadata: Any):
+    """lm-eval's ``custom_dataset``: the task's config of the hub dataset, or of the local copy.
+
+    lm-eval calls it with the task's ``metadata`` (and the run's ``--metadata`` and model
+    arguments) as keywords; only ``cwi_task`` matters here.
+    """
+    import datasets
+
+    from lmms_plugins.registration import _unwrap_retry, _with_content_cache
+    from lmms_plugins.utils.data_roots import MissingDataError, how_to_provide, local_dataset_path
+
+    if not cwi_task:
+        raise ValueError("this CwI task has no metadata.cwi_task in its YAML (the dataset config to load)")
+    local = local_dataset_path(BENCH)  # a configured folder that does not exist raises MissingDataError
+    # datasets caches a local folder by path: key the cache on its content, as the lmms-eval hook does
+    kwargs = _with_content_cache({}, local, BENCH) if local else {}
+    try:
+        return datasets.load_dataset(local or DATASET_PATH, cwi_task, **kwargs)
+    except Exception as exc:  # say which variable to set, not only what `datasets` says
+        exc = _unwrap_retry(exc)
+        where = f"the local copy {local}" if local else f"the hub dataset {DATASET_PATH}"
+        raise MissingDataError(
+            f"{BENCH}: could not load {where} (config {cwi_task}): {type(exc).__name__}: {exc}\n{how_to_provide(BENCH)}"
+        ) from exc
+
+
+# ---------------------------------------------------------------------------- aggregations
+
+_LM_EVAL_UTILS = "lm_eval.evaluator_utils"
+_PATCHED = "_lmms_plugins_lm_eval_stderr"
+
+
+def _install_stderr() -> bool:
+    """Make lm-eval's ``stderr_for_metric`` answer for aggregations that declare their standard
+    error (``utils.stderr.with_stderr``); every other metric keeps lm-eval's own. Idempotent."""
+    module = sys.modules.get(_LM_EVAL_UTILS)
+    original = getattr(module, "stderr_for_metric", None) if module is not None else None
+    if original is None:
+        return False
+    if getattr(original, _PATCHED, False):
+        return True
+
+    @functools.wraps(original)
+    def stderr_for_metric(metric, bootstrap_iters):
+        se = getattr(metric, _stderr.ATTR, None)
+        if se is None:
+            return original(metric=metric, bootstrap_iters=bootstrap_iters)
+        if bootstrap_iters <= 0:  # lm-eval's switch for "no standard errors"
+            return None
+        return lambda items: _stderr._as_table_value(se(items))
+
+    setattr(stderr_for_metric, _PATCHED, True)
+    module.stderr_for_metric = stderr_for_metric
+    return True
+
+
+def _for_lm_eval(aggregation):
+    """``aggregation`` itself (same values), installing the standard-error hook on first use."""
+
+    @functools.wraps(aggregation)  # keeps the declared standard error (a function attribute)
+    def aggregate(items: list) -> float:
+        _install_stderr()
+        return aggregation(items)
+
+    return aggregate
+
+
+aggregate_accuracy = _for_lm_eval(_cwi.aggregate_accuracy)
+aggregate_accuracy_easy = _for_lm_eval(_cwi.aggregate_accuracy_easy)
+aggregate_accuracy_medium = _for_lm_eval(_cwi.aggregate_accuracy_medium)
+aggregate_accuracy_hard = _for_lm_eval(_cwi.aggregate_accuracy_hard)
+aggregate_accuracy_expert = _for_lm_eval(_cwi.aggregate_accuracy_expert)
+aggregate_failure_rate = _for_lm_eval(_cwi.aggregate_failure_rate)
+aggregate_generation_failure_rate = _for_lm_eval(_cwi.aggregate_generation_failure_rate)
