@@ -8,15 +8,18 @@ on image 2. Rule (card): dx, dy each within ±2 px.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "alignment"
 _SIZE = (320, 240)
-_MAX_SHIFT = {"easy": 24, "medium": 40, "hard": 56, "expert": 72}
-_BLUR = {"easy": 0.0, "medium": 0.0, "hard": 0.8, "expert": 1.2}
-_GAIN = {"easy": 0.0, "medium": 0.05, "hard": 0.12, "expert": 0.2}
+_TIERS = {
+    "easy": dict(max_shift=24, blur=0.0, gain=0.0, noise=0.0),
+    "medium": dict(max_shift=40, blur=0.0, gain=0.05, noise=3.0),
+    "hard": dict(max_shift=56, blur=0.8, gain=0.12, noise=6.0),
+    "expert": dict(max_shift=72, blur=1.2, gain=0.2, noise=10.0),
+}
 PROMPT = (
     "Both images are {w}x{h} windows of the same larger scene. The top-left corner of image 2 "
     "lies at pixel (dx, dy) of image 1's coordinate frame (x to the right, y down), so image 2's "
@@ -32,24 +35,26 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
 
-    check_tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = _SIZE
-    m = _MAX_SHIFT[tier]
-    for _ in range(MAX_ATTEMPTS):
+    m = p["max_shift"]
+    prompt = PROMPT.format(w=w, h=h) + answer_instruction("as dx,dy (integers, pixels)", "12,-7")
+
+    def draw_offset(_attempt):
         dx, dy = (int(v) for v in rng.integers(-m, m + 1, size=2))
-        answer = f"{dx},{dy}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
-            break
+        return Draft(f"{dx},{dy}", prompt, (dx, dy))
+
+    offset = draw_until_clear(TASK, shortcut_answers, draw_offset)
+    dx, dy = offset.values
     big = photo_array(rng, w + 2 * m, h + 2 * m)
     a = big[m : m + h, m : m + w]
     b = big[m + dy : m + dy + h, m + dx : m + dx + w].copy()
-    if _BLUR[tier] > 0:
-        b = cv2.GaussianBlur(b, (0, 0), _BLUR[tier])
-    g = _GAIN[tier]
+    if p["blur"] > 0:
+        b = cv2.GaussianBlur(b, (0, 0), p["blur"])
+    g = p["gain"]
     gain, bias = 1.0 + float(rng.uniform(-g, g)), float(rng.uniform(-40 * g, 40 * g))
     b = b * gain + bias
-    sigma = NOISE[tier]
-    prompt = PROMPT.format(w=w, h=h) + answer_suffix("dx,dy (integers, pixels)", "12,-7")
+    sigma = p["noise"]
     meta = {"dx": dx, "dy": dy, "width": w, "height": h, "gain": gain, "bias": bias,
-            "blur_sigma": _BLUR[tier], "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
+            "blur_sigma": p["blur"], "noise_sigma": sigma, "tier": tier}
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, offset.answer, meta)

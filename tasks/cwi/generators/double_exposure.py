@@ -13,13 +13,18 @@ Rule (card): count and order match and every shift within ±8 px.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "double_exposure"
 _SIZE = (320, 240)
-_GHOSTS = {"easy": (1, 1), "medium": (1, 2), "hard": (2, 2), "expert": (2, 3)}
+_TIERS = {
+    "easy": dict(ghosts=(1, 1), noise=0.0),
+    "medium": dict(ghosts=(1, 2), noise=3.0),
+    "hard": dict(ghosts=(2, 2), noise=6.0),
+    "expert": dict(ghosts=(2, 3), noise=10.0),
+}
 _MIN_SHIFT, _MAX_SHIFT, _MIN_SEP = 12, 150, 20  # |s| < w/2 - tolerance: s and s - w never mix up
 PROMPT = (
     "Image 2 is a photo ({w}x{h} px). Image 1 is the same photo exposed once at full position and "
@@ -46,27 +51,30 @@ def _weights(rng, k: int):
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
 
-    check_tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = _SIZE
-    lo, hi = _GHOSTS[tier]
-    for _ in range(MAX_ATTEMPTS):
+    lo, hi = p["ghosts"]
+    prompt = PROMPT.format(w=w, h=h) + answer_instruction("as a list of integers (pixels)", "[-31,57]")
+
+    def draw_shifts(_attempt):
         k = int(rng.integers(lo, hi + 1))
         shifts = [int(v) for v in rng.integers(-_MAX_SHIFT, _MAX_SHIFT + 1, size=k)]
         if any(abs(s) < _MIN_SHIFT for s in shifts):
-            continue
+            return None
         # separation around the wrap: a shift of s equals s - w
         if any(min(abs(a - b), w - abs(a - b)) < _MIN_SEP for i, a in enumerate(shifts) for b in shifts[i + 1 :]):
-            continue
-        answer = "[" + ",".join(map(str, shifts)) + "]"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
-            break
+            return None
+        return Draft("[" + ",".join(map(str, shifts)) + "]", prompt, shifts)
+
+    drawn = draw_until_clear(TASK, shortcut_answers, draw_shifts)
+    shifts = drawn.values
+    k = len(shifts)
     ws = _weights(rng, k)
     w0 = 1.0 - sum(ws)
     photo = photo_array(rng, w, h)
     img = w0 * photo
     for s, wk in zip(shifts, ws):
         img = img + wk * np.roll(photo, s, axis=1)
-    sigma = NOISE[tier]
-    prompt = PROMPT.format(w=w, h=h) + answer_suffix("a list of integers (pixels)", "[-31,57]")
+    sigma = p["noise"]
     meta = {"shifts": shifts, "weights": [round(x, 4) for x in ws], "w0": round(w0, 4), "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(img, rng, sigma)), to_pil(photo), prompt, answer, meta)
+    return GeneratedItem(to_pil(add_noise(img, rng, sigma)), to_pil(photo), prompt, drawn.answer, meta)

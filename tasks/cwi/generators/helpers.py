@@ -1,11 +1,21 @@
-"""Small pieces shared by the CwI generators (numpy images, tiers, shortcut screen)."""
+"""Small pieces shared by the CwI generators (tiers, numpy images, the shortcut screen).
+
+Every generator is written the same way: its tier settings are one table ``_TIERS`` (a row
+per tier, read with :func:`tier_params`), the prompt ends with :func:`answer_instruction`,
+and the item is drawn by :func:`draw_until_clear` (which redraws any sample a shortcut answer
+would get right); a construction that can fail without a shortcut involved is retried by
+:func:`retry`.
+"""
 
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 from ..catalog import TIERS
 
-# Sensor noise (grey-level sigma) per tier: harder tiers are noisier.
-NOISE = {"easy": 0.0, "medium": 3.0, "hard": 6.0, "expert": 10.0}
+T = TypeVar("T")
+# Attempts before a generator gives up. A generator whose constructions fail more often than
+# in one of ~10 draws passes its own, larger ``attempts``.
 MAX_ATTEMPTS = 200
 
 
@@ -23,6 +33,43 @@ def tier_params(table: dict, tier: str) -> dict:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(table)}") from None
 
 
+def retry(draw: Callable[[int], T | None], what: str, *, attempts: int = MAX_ATTEMPTS) -> T:
+    """The first result of ``draw(attempt)`` that is not None (``attempt`` counts from 0).
+
+    RuntimeError naming ``what`` after ``attempts`` failures: a generator never hands on a
+    construction that failed its own check.
+    """
+    for attempt in range(attempts):
+        got = draw(attempt)
+        if got is not None:
+            return got
+    raise RuntimeError(f"no {what} in {attempts} attempts")
+
+
+def draw_until_clear(task: str, shortcut_answers, draw, *, attempts: int = MAX_ATTEMPTS):
+    """The first candidate of ``draw(attempt)`` that no shortcut answer gets right.
+
+    ``draw`` returns a ``GeneratedItem``, a ``Draft`` (an answer and prompt whose images are
+    made afterwards, for shortcuts that ignore the pixels) or None when that construction
+    failed. A candidate is redrawn when any of ``shortcut_answers(image, image_2, prompt)``
+    scores correct under the task's own rule (``task_rules``). Every redraw continues the
+    generator's random stream, so the same seed gives the same item.
+    """
+
+    def clear(attempt: int):
+        got = draw(attempt)
+        if got is None or shortcut_hits(task, got.answer, shortcut_answers(got.image, got.image_2, got.prompt)):
+            return None
+        return got
+
+    return retry(clear, f"{task} sample that escapes the shortcuts", attempts=attempts)
+
+
+def answer_instruction(how: str, example: str) -> str:
+    """The line that ends every prompt: ``how`` the answer is written and one example."""
+    return f"\nAnswer inside <answer>…</answer> {how}, e.g. <answer>{example}</answer>."
+
+
 def box_str(box) -> str:
     """A box as the gold spelling ``[x1,y1,x2,y2]`` (integers, 0-1000 normalised by the caller)."""
     return "[" + ",".join(str(int(round(v))) for v in box) + "]"
@@ -38,18 +85,21 @@ def photo_array(rng, width: int, height: int):
 
 
 def add_noise(arr, rng, sigma: float):
-    import numpy as np
-
+    """``arr`` plus Gaussian sensor noise of ``sigma`` grey levels, in ``arr``'s precision."""
     if sigma <= 0:
         return arr
-    return arr + rng.normal(0.0, sigma, size=arr.shape).astype(np.float32)
+    return arr + rng.normal(0.0, sigma, size=arr.shape).astype(arr.dtype, copy=False)
 
 
 def to_pil(arr):
+    """A float image (HxW grey or HxWx3) as an 8-bit RGB PIL image (rounded, clipped)."""
     import numpy as np
     from PIL import Image
 
-    return Image.fromarray(np.clip(np.rint(arr), 0, 255).astype(np.uint8), "RGB")
+    out = np.clip(np.rint(arr), 0, 255).astype(np.uint8)
+    if out.ndim == 2:
+        out = np.repeat(out[:, :, None], 3, axis=2)
+    return Image.fromarray(out, "RGB")
 
 
 def shortcut_hits(task: str, gold: str, shortcuts: dict[str, str]) -> list[str]:
@@ -59,7 +109,3 @@ def shortcut_hits(task: str, gold: str, shortcuts: dict[str, str]) -> list[str]:
 
     rule = rule_for_task(task)
     return [name for name, ans in shortcuts.items() if score(rule, f"<answer>{ans}</answer>", gold).correct]
-
-
-def answer_suffix(fmt: str, example: str) -> str:
-    return f"\nAnswer inside <answer>…</answer> as {fmt}, e.g. <answer>{example}</answer>."

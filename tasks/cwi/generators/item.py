@@ -13,3 +13,15 @@ class GeneratedItem:
     prompt: str  # the question, ending with the <answer> format instruction
     answer: str  # gold answer string, in the task's canonical spelling
     meta: dict = field(default_factory=dict)  # generation parameters (the constructive truth)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An answer drawn before its images, for tasks whose shortcut answers do not look at the
+    pixels: it is screened on its answer and prompt alone, and the images are made once, after."""
+
+    answer: str
+    prompt: str
+    values: Any = None  # what the generator drew, to build the images from
+    image = None  # no pixels yet (what helpers.draw_until_clear hands to shortcut_answers)
+    image_2 = None

@@ -10,14 +10,19 @@ Rule (card): the full sequence exact.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, retry, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "jigsaw"
-_GRID = {"easy": 3, "medium": 4, "hard": 5, "expert": 6}
-_PIECE = 64
-_REF_SCALE = {"easy": 2, "medium": 3, "hard": 4, "expert": 4}  # reference is 1/scale of the size
+# ref_scale: the reference is 1/ref_scale of the puzzle's size
+_TIERS = {
+    "easy": dict(grid=3, ref_scale=2, noise=0.0),
+    "medium": dict(grid=4, ref_scale=3, noise=3.0),
+    "hard": dict(grid=5, ref_scale=4, noise=6.0),
+    "expert": dict(grid=6, ref_scale=4, noise=10.0),
+}
+PIECE = 64
 _MIN_TILE_DIST = 12.0  # RMS grey distance between any two reference tiles
 PROMPT = (
     "Image 1 is a photo cut into a {g}x{g} grid of square pieces that were shuffled (pieces are "
@@ -58,31 +63,48 @@ def reference(a, scale: int):
     return cv2.resize(a, (w // scale, h // scale), interpolation=cv2.INTER_AREA)
 
 
-def generate(rng, tier: str) -> GeneratedItem:
+def puzzle_photo(rng, g: int, ref_scale: int):
+    """(photo, reference) of a g x g puzzle whose reference tiles all differ (one solution)."""
+
+    def draw(_attempt):
+        a = photo_array(rng, g * PIECE, g * PIECE)
+        ref = reference(a, ref_scale)
+        return (a, ref) if distinct_enough(ref, g, _MIN_TILE_DIST) else None
+
+    return retry(draw, f"photo with {g * g} distinct reference tiles")
+
+
+def place_pieces(a, g: int, perm, turns=None):
+    """The puzzle image: piece k shows original piece perm[k], turned turns[k] quarter turns."""
     import numpy as np
 
-    check_tier(tier)
-    g = _GRID[tier]
-    side = g * _PIECE
-    prompt = PROMPT.format(g=g, last=g * g - 1) + answer_suffix(f"a list of {g * g} piece numbers", "[" + ",".join(str(v) for v in range(g * g)[::-1]) + "]")
-    for _ in range(MAX_ATTEMPTS):
-        a = photo_array(rng, side, side)
-        ref = reference(a, _REF_SCALE[tier])
-        if distinct_enough(ref, g, _MIN_TILE_DIST):
-            break
-    for _ in range(MAX_ATTEMPTS):
+    pieces = tiles(a, g, PIECE)
+    shuffled = np.zeros_like(a)
+    for k, pos in enumerate(perm):
+        r, c = divmod(k, g)
+        piece = pieces[pos] if turns is None else np.rot90(pieces[pos], turns[k])
+        shuffled[r * PIECE : (r + 1) * PIECE, c * PIECE : (c + 1) * PIECE] = piece
+    return shuffled
+
+
+def generate(rng, tier: str) -> GeneratedItem:
+    p = tier_params(_TIERS, tier)
+    g = p["grid"]
+    prompt = PROMPT.format(g=g, last=g * g - 1) + answer_instruction(
+        f"as a list of {g * g} piece numbers", "[" + ",".join(str(v) for v in range(g * g)[::-1]) + "]"
+    )
+    a, ref = puzzle_photo(rng, g, p["ref_scale"])
+
+    def draw_shuffle(_attempt):
         perm = [int(v) for v in rng.permutation(g * g)]  # perm[k] = original position of piece k
         order = [0] * (g * g)
         for k, pos in enumerate(perm):
             order[pos] = k
-        answer = "[" + ",".join(map(str, order)) + "]"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
-            break
-    pieces = tiles(a, g, _PIECE)
-    shuffled = np.zeros_like(a)
-    for k, pos in enumerate(perm):
-        r, c = divmod(k, g)
-        shuffled[r * _PIECE : (r + 1) * _PIECE, c * _PIECE : (c + 1) * _PIECE] = pieces[pos]
-    sigma = NOISE[tier]
-    meta = {"order": order, "grid": g, "piece": _PIECE, "ref_scale": _REF_SCALE[tier], "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(shuffled, rng, sigma)), to_pil(add_noise(ref, rng, sigma / 2)), prompt, answer, meta)
+        return Draft("[" + ",".join(map(str, order)) + "]", prompt, (perm, order))
+
+    shuffle = draw_until_clear(TASK, shortcut_answers, draw_shuffle)
+    perm, order = shuffle.values
+    sigma = p["noise"]
+    meta = {"order": order, "grid": g, "piece": PIECE, "ref_scale": p["ref_scale"], "noise_sigma": sigma, "tier": tier}
+    shuffled = place_pieces(a, g, perm)
+    return GeneratedItem(to_pil(add_noise(shuffled, rng, sigma)), to_pil(add_noise(ref, rng, sigma / 2)), prompt, shuffle.answer, meta)

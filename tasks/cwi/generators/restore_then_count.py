@@ -11,14 +11,19 @@ have smaller discs and more noise, not other counts. Rule (card): exact integer.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, retry, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "restore_then_count"
 _SIZE = (512, 384)  # one size for every count: the image size must not reveal N
 COUNT = (3, 60)  # every tier: tier ranges that overlap would peak the mixture
-_RADIUS = {"easy": (12, 17), "medium": (9, 14), "hard": (7, 12), "expert": (5, 10)}
+_TIERS = {
+    "easy": dict(radius=(12, 17), noise=0.0),
+    "medium": dict(radius=(9, 14), noise=3.0),
+    "hard": dict(radius=(7, 12), noise=6.0),
+    "expert": dict(radius=(5, 10), noise=10.0),
+}
 _GAP = 6  # minimum background gap between two discs (on the torus)
 CONSTANT_GUESS = 10
 PROMPT = (
@@ -97,21 +102,20 @@ def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
 
-    check_tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = _SIZE
     lo, hi = COUNT
-    rlo, rhi = _RADIUS[tier]
-    # the count is drawn first (uniform); a failed placement is retried for the same count
-    while True:
+    rlo, rhi = p["radius"]
+    prompt = PROMPT + answer_instruction("as one integer", "7")
+
+    def draw_count(_attempt):
         n = int(rng.integers(lo, hi + 1))
-        if n != CONSTANT_GUESS:
-            break
-    for _ in range(MAX_ATTEMPTS):
-        discs = _place_discs(rng, n, w, h, rlo, rhi)
-        if discs is not None:
-            break
-    else:
-        raise RuntimeError(f"{TASK}: could not place {n} discs")
+        return Draft(str(n), prompt, n)
+
+    # the count is drawn first (uniform); a failed placement is retried for the same count
+    count = draw_until_clear(TASK, shortcut_answers, draw_count)
+    n = count.values
+    discs = retry(lambda _: _place_discs(rng, n, w, h, rlo, rhi), f"placement of {n} discs")
     # the shift puts one disc's centre right on a border, so at least one disc is cut
     cx, cy, _ = discs[int(rng.integers(len(discs)))]
     if rng.uniform() < 0.5:  # that disc's centre lands on the left/right border
@@ -126,6 +130,5 @@ def generate(rng, tier: str) -> GeneratedItem:
             for oy in (-h, 0, h):
                 cv2.circle(canvas, (int(round(x + ox)), int(round(y + oy))), r, colour, -1, lineType=cv2.LINE_8)
     rolled = np.roll(canvas, (sy, sx), axis=(0, 1))
-    prompt = PROMPT + answer_suffix("one integer", "7")
-    meta = {"count": n, "discs": [[round(x, 1), round(y, 1), r] for x, y, r in discs], "shift": [sx, sy], "count_range": list(COUNT), "noise_sigma": NOISE[tier], "tier": tier}
-    return GeneratedItem(to_pil(add_noise(rolled, rng, NOISE[tier])), None, prompt, str(n), meta)
+    meta = {"count": n, "discs": [[round(x, 1), round(y, 1), r] for x, y, r in discs], "shift": [sx, sy], "count_range": list(COUNT), "noise_sigma": p["noise"], "tier": tier}
+    return GeneratedItem(to_pil(add_noise(rolled, rng, p["noise"])), None, prompt, count.answer, meta)

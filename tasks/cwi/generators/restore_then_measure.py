@@ -15,14 +15,18 @@ Rule (card): the percentage within ±1.5 pp.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, retry, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "restore_then_measure"
 _SIZE = (320, 320)
-_SECTORS = {"easy": (3, 4), "medium": (4, 5), "hard": (5, 6), "expert": (6, 8)}
-_STRETCH = {"easy": 0.15, "medium": 0.3, "hard": 0.45, "expert": 0.6}
+_TIERS = {
+    "easy": dict(sectors=(3, 4), stretch=0.15, noise=0.0),
+    "medium": dict(sectors=(4, 5), stretch=0.3, noise=3.0),
+    "hard": dict(sectors=(5, 6), stretch=0.45, noise=6.0),
+    "expert": dict(sectors=(6, 8), stretch=0.6, noise=10.0),
+}
 SHARE = (1.5, 96.0)  # the asked sector's share (percent), every tier and every k
 _MIN_OTHER = 0.5  # percent; the other k-1 <= 7 sectors fit in the 4 % left at the top share
 PROMPT = (
@@ -65,25 +69,28 @@ def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
 
-    check_tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = _SIZE
-    k = int(rng.integers(_SECTORS[tier][0], _SECTORS[tier][1] + 1))
+    k = int(rng.integers(p["sectors"][0], p["sectors"][1] + 1))
     target = int(rng.integers(k))
-    # the asked share is drawn first, uniformly (a redraw only leaves out the 100/k hole), and
-    # the other sectors split the rest above a small minimum, so nothing is rejected afterwards
-    while True:
+
+    def draw_share(_attempt):
         wanted = float(rng.uniform(*SHARE))
-        answer = f"{wanted:.1f}"
-        if not shortcut_hits(TASK, answer, _shortcuts(k)):
-            break
+        return Draft(f"{wanted:.1f}", "", wanted)
+
+    # the asked share is drawn first, uniformly (a redraw only leaves out the 100/k hole), and
+    # the other sectors split the rest above a small minimum, so nothing is rejected afterwards;
+    # its shortcuts need only k (the prompt, which names the sector's colour, comes later)
+    share = draw_until_clear(TASK, lambda *_: _shortcuts(k), draw_share)
+    wanted, answer = share.values, share.answer
     rest = 100.0 - wanted - (k - 1) * _MIN_OTHER
     shares = np.insert(_MIN_OTHER + rng.dirichlet(np.ones(k - 1) * 2.0) * rest, target, wanted)
-    for _ in range(MAX_ATTEMPTS):  # the palette is retried for the same shares
+
+    def draw_palette(_attempt):  # the palette is retried for the same shares
         bg, cols = _palette(rng, k)
-        if len(cols) == k:
-            break
-    else:
-        raise RuntimeError(f"{TASK}: no palette of {k} distinct colours in {MAX_ATTEMPTS} attempts")
+        return (bg, cols) if len(cols) == k else None
+
+    bg, cols = retry(draw_palette, f"palette of {k} distinct colours")
     prompt = PROMPT.format(k=k, r=int(cols[target][0]), g=int(cols[target][1]), b=int(cols[target][2]))
     # draw the pie at the canvas centre, sectors starting at a random angle
     canvas = np.empty((h, w, 3), dtype=np.uint8)
@@ -94,22 +101,24 @@ def generate(rng, tier: str) -> GeneratedItem:
     for i in range(k):
         cv2.ellipse(canvas, (w // 2, h // 2), (radius, radius), 0, float(edges[i]), float(edges[i + 1]),
                     tuple(int(v) for v in cols[i]), -1, lineType=cv2.LINE_8)
-    s = _STRETCH[tier]
-    for _ in range(MAX_ATTEMPTS):
+    s = p["stretch"]
+
+    def draw_affine(_attempt):
         A = np.array([[1 + rng.uniform(-s, s), rng.uniform(-s, s)], [rng.uniform(-s, s), 1 + rng.uniform(-s, s)]])
         # the distorted pie must stay inside the canvas (before the lossless roll), else area is
         # lost; and stay small enough (det <= 1.5: pie <= 37 % of the canvas) that the background
         # outnumbers even a 96 % sector, as the prompt promises
         half_w, half_h = radius * np.hypot(A[0, 0], A[0, 1]), radius * np.hypot(A[1, 0], A[1, 1])
-        if half_w <= w / 2 - 3 and half_h <= h / 2 - 3 and 0.3 < abs(np.linalg.det(A)) <= 1.5:
-            break
+        return A if half_w <= w / 2 - 3 and half_h <= h / 2 - 3 and 0.3 < abs(np.linalg.det(A)) <= 1.5 else None
+
+    A = retry(draw_affine, "distortion that keeps the pie on the canvas")
     c = np.array([w / 2, h / 2])
     M = np.hstack([A, (c - A @ c)[:, None]])
     warped = cv2.warpAffine(canvas, M, (w, h), flags=cv2.INTER_NEAREST, borderValue=tuple(int(v) for v in bg))
     sx, sy = int(rng.integers(0, w)), int(rng.integers(0, h))
     rolled = np.roll(warped, (sy, sx), axis=(0, 1)).astype(np.float32)
-    prompt = prompt + answer_suffix("a percentage (number only)", "37.5")
+    prompt = prompt + answer_instruction("as a percentage (number only)", "37.5")
     meta = {"shares": [round(float(v), 3) for v in shares], "target": target, "colours": [[int(x) for x in c] for c in cols],
             "background": [int(x) for x in bg], "affine": [[round(float(x), 4) for x in row] for row in A],
-            "shift": [sx, sy], "share_range": list(SHARE), "noise_sigma": NOISE[tier], "tier": tier}
-    return GeneratedItem(to_pil(add_noise(rolled, rng, NOISE[tier])), None, prompt, answer, meta)
+            "shift": [sx, sy], "share_range": list(SHARE), "noise_sigma": p["noise"], "tier": tier}
+    return GeneratedItem(to_pil(add_noise(rolled, rng, p["noise"])), None, prompt, answer, meta)

@@ -10,14 +10,19 @@ Rule (card): ring index exact and angle within ±5° (circular).
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, retry, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "ring_rotor"
 _SIZE = 320
 _RADIUS = 150
-_RINGS = {"easy": 3, "medium": 4, "hard": 6, "expert": 8}
+_TIERS = {
+    "easy": dict(rings=3, noise=0.0),
+    "medium": dict(rings=4, noise=3.0),
+    "hard": dict(rings=6, noise=6.0),
+    "expert": dict(rings=8, noise=10.0),
+}
 _MIN_ANGLE = 15.0
 PROMPT = (
     "Both images are {s}x{s} px. The disc of radius {R} px centred at ({c}, {c}) is divided into "
@@ -72,24 +77,28 @@ def _visible_change(a, b, ring: int, n: int) -> bool:
 
 
 def generate(rng, tier: str) -> GeneratedItem:
-    check_tier(tier)
-    n = _RINGS[tier]
-    for _ in range(MAX_ATTEMPTS):
+    p = tier_params(_TIERS, tier)
+    n = p["rings"]
+    prompt = PROMPT.format(s=_SIZE, R=_RADIUS, c=(_SIZE - 1) / 2, n=n, wdt=_RADIUS / n, last=n - 1) + answer_instruction(
+        "as ring=<index>, angle=<degrees>", "ring=2, angle=-135.0"
+    )
+
+    def draw_turn(_attempt):
         ring = int(rng.integers(0, n))
         angle = round(float(rng.uniform(-180, 180)), 1)
         if abs(angle) < _MIN_ANGLE or angle == -180.0:
-            continue
-        answer = f"ring={ring}, angle={angle}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
-            break
-    for _ in range(MAX_ATTEMPTS):
+            return None
+        return Draft(f"ring={ring}, angle={angle}", prompt, (ring, angle))
+
+    turn = draw_until_clear(TASK, shortcut_answers, draw_turn)
+    ring, angle = turn.values
+
+    def draw_images(_attempt):
         a = photo_array(rng, _SIZE, _SIZE)
         b = rotate_ring(a, ring, n, _RADIUS, angle)
-        if _visible_change(a, b, ring, n):
-            break
-    sigma = NOISE[tier]
-    prompt = PROMPT.format(s=_SIZE, R=_RADIUS, c=(_SIZE - 1) / 2, n=n, wdt=_RADIUS / n, last=n - 1) + answer_suffix(
-        "ring=<index>, angle=<degrees>", "ring=2, angle=-135.0"
-    )
+        return (a, b) if _visible_change(a, b, ring, n) else None
+
+    a, b = retry(draw_images, "photo whose turned ring is textured")
+    sigma = p["noise"]
     meta = {"ring": ring, "angle": angle, "rings": n, "radius": _RADIUS, "size": _SIZE, "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, turn.answer, meta)

@@ -8,16 +8,18 @@ clockwise rots[i] times restores it. Rule (card): the full tile-and-rotation ass
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
-from lmms_plugins.tasks.cwi.generators.jigsaw import distinct_enough, reference, tiles
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
+from lmms_plugins.tasks.cwi.generators.jigsaw import PIECE, place_pieces, puzzle_photo
 
 TASK = "rotated_jigsaw"
-_GRID = {"easy": 2, "medium": 3, "hard": 4, "expert": 5}
-_PIECE = 64
-_REF_SCALE = {"easy": 2, "medium": 2, "hard": 3, "expert": 4}
-_MIN_TILE_DIST = 12.0
+_TIERS = {
+    "easy": dict(grid=2, ref_scale=2, noise=0.0),
+    "medium": dict(grid=3, ref_scale=2, noise=3.0),
+    "hard": dict(grid=4, ref_scale=3, noise=6.0),
+    "expert": dict(grid=5, ref_scale=4, noise=10.0),
+}
 PROMPT = (
     "Image 1 is a photo cut into a {g}x{g} grid of square pieces that were shuffled and each "
     "turned by 0, 90, 180 or 270 degrees (pieces are numbered 0..{last} row by row in image 1). "
@@ -41,33 +43,24 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
 
 
 def generate(rng, tier: str) -> GeneratedItem:
-    import numpy as np
-
-    check_tier(tier)
-    g = _GRID[tier]
+    p = tier_params(_TIERS, tier)
+    g = p["grid"]
     n = g * g
-    side = g * _PIECE
-    prompt = PROMPT.format(g=g, last=n - 1) + answer_suffix("tiles=[...]; rots=[...]", "tiles=[2,0,3,1]; rots=[1,0,3,2]")
-    for _ in range(MAX_ATTEMPTS):
-        a = photo_array(rng, side, side)
-        ref = reference(a, _REF_SCALE[tier])
-        if distinct_enough(ref, g, _MIN_TILE_DIST):
-            break
-    for _ in range(MAX_ATTEMPTS):
+    prompt = PROMPT.format(g=g, last=n - 1) + answer_instruction("as tiles=[...]; rots=[...]", "tiles=[2,0,3,1]; rots=[1,0,3,2]")
+    a, ref = puzzle_photo(rng, g, p["ref_scale"])
+
+    def draw_shuffle(_attempt):
         perm = [int(v) for v in rng.permutation(n)]  # perm[k] = original position of piece k
         turns = [int(v) for v in rng.integers(0, 4, size=n)]  # turns[k] of piece k
         order = [0] * n
         rots = [0] * n
         for k, pos in enumerate(perm):
             order[pos], rots[pos] = k, turns[k]
-        answer = f"tiles={_fmt(order)}; rots={_fmt(rots)}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
-            break
-    pieces = tiles(a, g, _PIECE)
-    shuffled = np.zeros_like(a)
-    for k, pos in enumerate(perm):
-        r, c = divmod(k, g)
-        shuffled[r * _PIECE : (r + 1) * _PIECE, c * _PIECE : (c + 1) * _PIECE] = np.rot90(pieces[pos], turns[k])
-    sigma = NOISE[tier]
-    meta = {"tiles": order, "rots": rots, "grid": g, "piece": _PIECE, "ref_scale": _REF_SCALE[tier], "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(shuffled, rng, sigma)), to_pil(add_noise(ref, rng, sigma / 2)), prompt, answer, meta)
+        return Draft(f"tiles={_fmt(order)}; rots={_fmt(rots)}", prompt, (perm, turns, order, rots))
+
+    shuffle = draw_until_clear(TASK, shortcut_answers, draw_shuffle)
+    perm, turns, order, rots = shuffle.values
+    sigma = p["noise"]
+    meta = {"tiles": order, "rots": rots, "grid": g, "piece": PIECE, "ref_scale": p["ref_scale"], "noise_sigma": sigma, "tier": tier}
+    shuffled = place_pieces(a, g, perm, turns)
+    return GeneratedItem(to_pil(add_noise(shuffled, rng, sigma)), to_pil(add_noise(ref, rng, sigma / 2)), prompt, shuffle.answer, meta)

@@ -9,15 +9,18 @@ Rule (card): dx, dy within ±2 px each and θ within ±1.875° (circular).
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, retry, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "shift_rot_align"
 _SIZE = (320, 240)
-_MAX_ANGLE = {"easy": 20.0, "medium": 35.0, "hard": 50.0, "expert": 60.0}
-_MAX_SHIFT = {"easy": 16, "medium": 24, "hard": 32, "expert": 40}
-_BLUR = {"easy": 0.0, "medium": 0.0, "hard": 0.7, "expert": 1.0}
+_TIERS = {
+    "easy": dict(max_angle=20.0, max_shift=16, blur=0.0, noise=0.0),
+    "medium": dict(max_angle=35.0, max_shift=24, blur=0.0, noise=3.0),
+    "hard": dict(max_angle=50.0, max_shift=32, blur=0.7, noise=6.0),
+    "expert": dict(max_angle=60.0, max_shift=40, blur=1.0, noise=10.0),
+}
 PROMPT = (
     "Image 2 shows the scene of image 1 ({w}x{h} px) rotated about the image centre "
     "({cx}, {cy}) by theta degrees counter-clockwise as displayed (negative = clockwise), and then "
@@ -53,27 +56,32 @@ def has_texture(img, min_std: float = 20.0, min_edges: float = 0.02) -> bool:
     return float(g.std()) >= min_std and float(edges.mean()) >= min_edges
 
 
+def textured_windows(rng, w: int, h: int, dx: float, dy: float, theta: float, scale: float = 1.0):
+    """(warped, original) windows of a fresh photo, or None when either has too little texture."""
+    big = photo_array(rng, 2 * w, 2 * h)
+    b, a = warp_window(big, w, h, dx, dy, theta, scale)
+    return (b, a) if has_texture(a) and has_texture(b) else None
+
+
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
 
-    check_tier(tier)
+    p = tier_params(_TIERS, tier)
     w, h = _SIZE
-    for _ in range(MAX_ATTEMPTS):
-        theta = round(float(rng.uniform(-_MAX_ANGLE[tier], _MAX_ANGLE[tier])), 2)
-        dx, dy = (int(v) for v in rng.integers(-_MAX_SHIFT[tier], _MAX_SHIFT[tier] + 1, size=2))
-        answer = f"dx={dx}, dy={dy}, theta={theta}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
-            break
-    for _ in range(MAX_ATTEMPTS):
-        big = photo_array(rng, 2 * w, 2 * h)
-        b, a = warp_window(big, w, h, dx, dy, theta)
-        if has_texture(a) and has_texture(b):
-            break
-    if _BLUR[tier] > 0:
-        b = cv2.GaussianBlur(b, (0, 0), _BLUR[tier])
-    sigma = NOISE[tier]
-    prompt = PROMPT.format(w=w, h=h, cx=w / 2 - 0.5, cy=h / 2 - 0.5) + answer_suffix(
-        "dx=<px>, dy=<px>, theta=<degrees>", "dx=-7, dy=12, theta=-23.5"
+    prompt = PROMPT.format(w=w, h=h, cx=w / 2 - 0.5, cy=h / 2 - 0.5) + answer_instruction(
+        "as dx=<px>, dy=<px>, theta=<degrees>", "dx=-7, dy=12, theta=-23.5"
     )
-    meta = {"dx": dx, "dy": dy, "theta": theta, "width": w, "height": h, "blur_sigma": _BLUR[tier], "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
+
+    def draw_motion(_attempt):
+        theta = round(float(rng.uniform(-p["max_angle"], p["max_angle"])), 2)
+        dx, dy = (int(v) for v in rng.integers(-p["max_shift"], p["max_shift"] + 1, size=2))
+        return Draft(f"dx={dx}, dy={dy}, theta={theta}", prompt, (dx, dy, theta))
+
+    motion = draw_until_clear(TASK, shortcut_answers, draw_motion)
+    dx, dy, theta = motion.values
+    b, a = retry(lambda _: textured_windows(rng, w, h, dx, dy, theta), "textured window")
+    if p["blur"] > 0:
+        b = cv2.GaussianBlur(b, (0, 0), p["blur"])
+    sigma = p["noise"]
+    meta = {"dx": dx, "dy": dy, "theta": theta, "width": w, "height": h, "blur_sigma": p["blur"], "noise_sigma": sigma, "tier": tier}
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, motion.answer, meta)

@@ -8,12 +8,17 @@ Harder tiers: larger images and shifts, more noise. Rule (card): every field exa
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "transform_chain"
-_SIZE = {"easy": 192, "medium": 224, "hard": 256, "expert": 288}
+_TIERS = {
+    "easy": dict(size=192, noise=0.0),
+    "medium": dict(size=224, noise=3.0),
+    "hard": dict(size=256, noise=6.0),
+    "expert": dict(size=288, noise=10.0),
+}
 PROMPT = (
     "Image 2 was made from image 1 ({s}x{s} px) by this chain: (1) rotate counter-clockwise by "
     "rot_k x 90 degrees (rot_k in 0..3); (2) if fliph = 1, mirror left-right; (3) shift circularly "
@@ -36,18 +41,22 @@ def apply_chain(a, dx: int, dy: int, rot_k: int, fliph: int):
 
 
 def generate(rng, tier: str) -> GeneratedItem:
-    check_tier(tier)
-    s = _SIZE[tier]
+    p = tier_params(_TIERS, tier)
+    s = p["size"]
     half = s // 2
-    for _ in range(MAX_ATTEMPTS):
+    prompt = PROMPT.format(s=s, half=half) + answer_instruction(
+        "as dx=<int>, dy=<int>, rot_k=<0-3>, fliph=<0|1>", "dx=5, dy=-12, rot_k=3, fliph=1"
+    )
+
+    def draw_chain(_attempt):
         dx, dy = (int(v) for v in rng.integers(-half + 1, half + 1, size=2))
         rot_k, fliph = int(rng.integers(0, 4)), int(rng.integers(0, 2))
-        answer = f"dx={dx}, dy={dy}, rot_k={rot_k}, fliph={fliph}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, "")):
-            break
+        return Draft(f"dx={dx}, dy={dy}, rot_k={rot_k}, fliph={fliph}", prompt, (dx, dy, rot_k, fliph))
+
+    chain = draw_until_clear(TASK, shortcut_answers, draw_chain)
+    dx, dy, rot_k, fliph = chain.values
     a = photo_array(rng, s, s)
     b = apply_chain(a, dx, dy, rot_k, fliph)
-    sigma = NOISE[tier]
-    prompt = PROMPT.format(s=s, half=half) + answer_suffix("dx=<int>, dy=<int>, rot_k=<0-3>, fliph=<0|1>", "dx=5, dy=-12, rot_k=3, fliph=1")
+    sigma = p["noise"]
     meta = {"dx": dx, "dy": dy, "rot_k": rot_k, "fliph": fliph, "size": s, "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, chain.answer, meta)

@@ -9,12 +9,17 @@ noise. Rule (card): both permutations exact.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    MAX_ATTEMPTS, NOISE, add_noise, answer_suffix, check_tier, photo_array, shortcut_hits, to_pil,
+    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
 )
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
 TASK = "unshuffle2d"
-_GRID = {"easy": (3, 3), "medium": (4, 5), "hard": (6, 6), "expert": (8, 8)}
+_TIERS = {
+    "easy": dict(grid=(3, 3), noise=0.0),
+    "medium": dict(grid=(4, 5), noise=3.0),
+    "hard": dict(grid=(6, 6), noise=6.0),
+    "expert": dict(grid=(8, 8), noise=10.0),
+}
 _CELL = 40
 PROMPT = (
     "Image 2 was made from image 1 by cutting it into {r} equal horizontal bands and {c} equal "
@@ -53,19 +58,21 @@ def shuffle(a, rows, cols, cell: int):
 
 
 def generate(rng, tier: str) -> GeneratedItem:
-    check_tier(tier)
-    r, c = _GRID[tier]
-    prompt = PROMPT.format(r=r, c=c) + answer_suffix("rows=[...]; cols=[...]", "rows=[2,0,1]; cols=[1,2,0]")
-    for _ in range(MAX_ATTEMPTS):
+    p = tier_params(_TIERS, tier)
+    r, c = p["grid"]
+    prompt = PROMPT.format(r=r, c=c) + answer_instruction("as rows=[...]; cols=[...]", "rows=[2,0,1]; cols=[1,2,0]")
+
+    def draw_orders(_attempt):
         rows = [int(v) for v in rng.permutation(r)]
         cols = [int(v) for v in rng.permutation(c)]
         if rows == sorted(rows) or cols == sorted(cols):
-            continue  # each permutation must really move something
-        answer = f"rows={_fmt(rows)}; cols={_fmt(cols)}"
-        if not shortcut_hits(TASK, answer, shortcut_answers(None, None, prompt)):
-            break
+            return None  # each permutation must really move something
+        return Draft(f"rows={_fmt(rows)}; cols={_fmt(cols)}", prompt, (rows, cols))
+
+    orders = draw_until_clear(TASK, shortcut_answers, draw_orders)
+    rows, cols = orders.values
     a = photo_array(rng, c * _CELL, r * _CELL)
     b = shuffle(a, rows, cols, _CELL)
-    sigma = NOISE[tier]
+    sigma = p["noise"]
     meta = {"rows": rows, "cols": cols, "cell": _CELL, "grid": [r, c], "noise_sigma": sigma, "tier": tier}
-    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, answer, meta)
+    return GeneratedItem(to_pil(add_noise(a, rng, sigma)), to_pil(add_noise(b, rng, sigma)), prompt, orders.answer, meta)
