@@ -4,7 +4,9 @@ Measured in one run, side by side:
   * import cost of this package's modules during ``import lmms_eval.__main__`` (``-X importtime``,
     self time of every lmms_plugins module), against the whole import;
   * indexing this package's task folder, against indexing lmms-eval's own tasks (what every
-    ``TaskManager()`` does).
+    ``TaskManager()`` does);
+  * what ``lmms_plugins_hook.pth`` adds to every interpreter start in the environment
+    (``python -c pass`` with the hook, against the same with ``LMMS_PLUGINS_NO_STARTUP_HOOK=1``).
 
 Run: python benchmarks/registration_overhead.py [--runs 5]
 """
@@ -68,10 +70,27 @@ def index_costs(repeats: int) -> tuple[float, float]:
     return best(_fast_index, tasks_dir()), best(tm._get_task_and_group, os.path.dirname(t.__file__) + "/")
 
 
+def startup_costs(runs: int) -> tuple[float, float]:
+    """Median wall time of ``python -c pass`` with and without the .pth hook, interleaved."""
+    def once(extra: dict) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env={**os.environ, **extra})
+        return (time.perf_counter() - start) * 1000
+
+    on, off = [], []
+    for _ in range(runs):
+        on.append(once({}))
+        off.append(once({"LMMS_PLUGINS_NO_STARTUP_HOOK": "1"}))
+    return statistics.median(on), statistics.median(off)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    on, off = startup_costs(max(args.runs, 20))
+    print(f"interpreter start (`python -c pass`), median: with the .pth hook {on:.1f} ms, without {off:.1f} ms "
+          f"-> ratio {on / off:.3f} (+{on - off:.1f} ms)")
     ours, total = import_costs(args.runs)
     print(f"import of lmms_plugins modules at lmms-eval start-up: median {statistics.median(ours):.1f} ms "
           f"(runs: {', '.join(f'{x:.1f}' for x in ours)})")

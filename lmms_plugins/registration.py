@@ -13,7 +13,6 @@ cv2, datasets, nor any benchmark code): see benchmarks/registration_overhead.py.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import os
 import sys
@@ -43,17 +42,27 @@ NO_TASK_HOOK_ENV = "LMMS_PLUGINS_NO_TASK_HOOK"
 
 def register():
     """Entry point payload for group ``lmms_eval.models``."""
+    install_hooks()
+    from lmms_plugins.models import manifests
+
+    found = manifests()
+    _list_in_models_command(found)
+    return found
+
+
+def install_hooks() -> None:
+    """Arrange for lmms-eval's task index (and its Task class) to be patched when imported.
+
+    Called by :func:`register` and, at interpreter start, by ``lmms_plugins_hook.pth`` (see
+    startup_hook.py): ``lmms-eval tasks list`` builds a ``TaskManager`` without ever importing
+    ``lmms_eval.models``, so the entry point alone never runs there. Idempotent.
+    """
     try:
         if os.environ.get(NO_TASK_HOOK_ENV, "") not in ("1", "true", "yes"):
             _when_imported(_TASKS_MODULE, _patch_task_manager)
         _when_imported(_API_TASK_MODULE, _patch_api_task)
     except Exception as exc:  # never break lmms-eval's start-up
         _warn(f"install its task hook ({exc!r})")
-    from lmms_plugins.models import manifests
-
-    found = manifests()
-    _list_in_models_command(found)
-    return found
 
 
 def _list_in_models_command(found) -> None:
@@ -88,7 +97,7 @@ def _initialising(module) -> bool:
     return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
 
-class _PatchOnImport(importlib.abc.MetaPathFinder):
+class _PatchOnImport:  # duck-typed finder: importlib.abc costs ~10 ms at interpreter start
     """Finds nothing itself; wraps the real loader of one module so a patch runs after it."""
 
     def __init__(self, name: str, patch) -> None:

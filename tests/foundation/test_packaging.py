@@ -1,5 +1,6 @@
 """The wheel carries every task file; the CLI's sub-commands work."""
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -34,6 +35,8 @@ def test_wheel_contains_every_task_file(tmp_path):
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[lmms_eval.models]" in text and "lmms_plugins.registration:register" in text
+    # at the wheel's root, so pip puts it straight into site-packages (where .pth files are read)
+    assert zipfile.ZipFile(wheel).read("lmms_plugins_hook.pth").decode().strip() == "import lmms_plugins.startup_hook"
 
 
 def cli(*args):
@@ -92,3 +95,20 @@ def test_lmms_eval_models_command_lists_this_packages_models():
     from lmms_plugins.models import available
 
     assert set(available()) <= listed
+
+
+@pytest.mark.e2e
+def test_lmms_eval_tasks_list_subcommand_lists_this_packages_tasks_unless_turned_off():
+    import shutil
+
+    exe = shutil.which("lmms-eval") or str(Path(sys.executable).with_name("lmms-eval"))
+    ours = {"dod_no_hint", "cwi_alignment", "cwi_code", "grade", "abacus_add_easy"}
+    listed = {}
+    for off in ("", "1"):
+        env = {**os.environ, "LMMS_PLUGINS_NO_STARTUP_HOOK": off}
+        out = subprocess.run([exe, "tasks", "list"], capture_output=True, text=True, timeout=300, env=env)
+        assert out.returncode == 0, out.stderr[-2000:]
+        listed[off] = {ln.strip() for ln in out.stdout.splitlines()}
+    assert ours <= listed[""]
+    assert not ours & listed["1"]  # lmms-eval's own tasks are still there, ours only through the hook
+    assert "mme" in listed["1"] or len(listed["1"]) > 1000
