@@ -21,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from lmms_plugins.compare import _read_jsonl
+from lmms_plugins.utils.jsonl import read_jsonl
 
 ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
@@ -49,7 +49,7 @@ def _samples(run_dir: Path, pattern: str) -> dict[str, list[dict]]:
     out = {}
     for f in sorted(run_dir.rglob(f"*_samples_{pattern}.jsonl")):
         task = f.name.split("_samples_", 1)[1][: -len(".jsonl")]
-        out[task] = _read_jsonl(f)
+        out[task] = read_jsonl(f)
     return out
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lmms_plugins.utils.jsonl import read_jsonl
+
 
 class ResultsError(Exception):
     """A path given to compare/report holds no readable lmms-eval results."""
@@ -59,17 +61,6 @@ def _samples_file(results_file: Path, task: str) -> Path | None:
     return others[-1] if others else None
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ResultsError(f"{path}:{i}: not JSON ({exc.msg})") from None
-    return rows
-
-
 def load_run(path: str | Path, label: str | None = None) -> Run:
     """One run: a ``*_results.json`` or a folder of them (for each task the newest file wins)."""
     path = Path(path)
@@ -106,7 +97,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
             if n is None and isinstance(entries.get("samples"), int):
                 n = entries["samples"]
             sf = _samples_file(rf, task)
-            samples = _read_jsonl(sf) if sf else None
+            samples = read_jsonl(sf, error=ResultsError) if sf else None
             if n is None and samples is not None:
                 n = len(samples)
             cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}

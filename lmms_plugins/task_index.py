@@ -29,24 +29,13 @@ class TaskEntry:
             return None
 
 
-def _yaml_loader():
-    import yaml
+def _load(path: Path) -> dict:
+    from lmms_plugins.utils import task_yaml
 
-    class Loader(yaml.SafeLoader):
-        pass
-
-    # lmms-eval's `!function module.name` tags: keep the dotted name, do not import it.
-    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
-    return Loader
-
-
-def _load(path: Path, loader) -> dict:
-    import yaml
-
-    config = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+    config = task_yaml.load(path) or {}  # `!function module.name` stays a dotted name, not imported
     include = config.pop("include", None)
     if include:
-        base = _load(path.parent / include, loader)
+        base = _load(path.parent / include)
         config = {**base, **config}
     return config
 
@@ -54,10 +43,9 @@ def _load(path: Path, loader) -> dict:
 def index_tasks(root: str | Path | None = None) -> list[TaskEntry]:
     from lmms_plugins import tasks_dir
 
-    loader = _yaml_loader()
     rows = []
     for path in sorted(Path(root or tasks_dir()).rglob("*.yaml")):
-        config = _load(path, loader)
+        config = _load(path)
         if "group" in config and isinstance(config.get("task"), list):
             rows.append(TaskEntry(config["group"], "group", path, config))
         elif isinstance(config.get("task"), str):

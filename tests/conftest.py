@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lmms_plugins.demo import OFFLINE_ENV  # one definition of "offline" for the demo and the tests
+from lmms_plugins.utils.jsonl import read_jsonl
 
 # CI (CI=true) sees the same property-test cases on every run; a developer's run keeps exploring
 try:
@@ -38,7 +39,7 @@ def read_results(out_dir: Path) -> dict:
     samples = {}
     for path in found[-1].parent.glob("*_samples_*.jsonl"):
         task = path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        samples[task] = read_jsonl(path)
     results["_samples"] = samples
     results["_path"] = str(found[-1])
     return results

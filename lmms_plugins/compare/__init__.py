@@ -31,7 +31,6 @@ from lmms_plugins.compare.render import CSV_COLUMNS, column_names, csv_rows, ren
 from lmms_plugins.compare.stats import N_BOOT, SEED, Interval, PairedTest, interval_of, paired_test
 from lmms_plugins.runs import (ResultsError, Run, TaskResult, counts_of, load_run, metric_count, pending_of, sample_key,
                                sample_values)
-from lmms_plugins.runs import _read_jsonl  # noqa: F401  (lmms_plugins.demo_flawed)
 from lmms_plugins.utils.stats import mcnemar_exact, wilson
 
 __all__ = [  # the names earlier code imported from the single-module lmms_plugins.compare

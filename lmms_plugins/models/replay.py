@@ -28,6 +28,7 @@ from loguru import logger
 from lmms_eval.api.model import lmms
 
 from lmms_plugins.models import OnCPU
+from lmms_plugins.utils.jsonl import iter_jsonl
 
 KEY_FIELDS = ("key", "case_id", "id", "task_id", "sample_id")
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".webp")
@@ -36,21 +37,14 @@ IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".webp")
 def load_outputs(path: Path) -> tuple[dict, dict, dict]:
     """Index a replay JSONL by key, by (task, doc_id) and by doc_id. Bad lines are errors with their number."""
     by_key, by_task_doc, by_doc = {}, {}, {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: not a JSON object ({exc})") from exc
-            if not isinstance(row, dict) or not ({"key", "doc_id"} & row.keys()):
-                raise ValueError(f"{path}:{number}: each line needs 'key' or 'doc_id'")
-            if "key" in row:
-                by_key[str(row["key"])] = row
-            if "doc_id" in row:
-                target = by_task_doc if "task" in row else by_doc
-                target[(row.get("task"), int(row["doc_id"])) if "task" in row else int(row["doc_id"])] = row
+    for number, row in iter_jsonl(path, error=ValueError):
+        if not isinstance(row, dict) or not ({"key", "doc_id"} & row.keys()):
+            raise ValueError(f"{path}:{number}: each line needs 'key' or 'doc_id'")
+        if "key" in row:
+            by_key[str(row["key"])] = row
+        if "doc_id" in row:
+            target = by_task_doc if "task" in row else by_doc
+            target[(row.get("task"), int(row["doc_id"])) if "task" in row else int(row["doc_id"])] = row
     return by_key, by_task_doc, by_doc
 
 

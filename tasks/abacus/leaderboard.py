@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from lmms_plugins.tasks.abacus.aggregate import leaderboard
+from lmms_plugins.utils.jsonl import read_jsonl
 
 _TASK = re.compile(r"_samples_(abacus_(add|remove|change)_(easy|medium|hard))\.jsonl$")
 
@@ -28,7 +29,7 @@ def read_samples(folder: Path) -> dict[str, list[dict]]:
             newest[m.group(1)] = path
     out = {}
     for task, path in sorted(newest.items()):
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = read_jsonl(path)
         out[task] = [r["abacus_leaderboard"] for r in rows if isinstance(r.get("abacus_leaderboard"), dict)]
     return out
 

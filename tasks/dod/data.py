@@ -13,7 +13,6 @@ The root is ``LMMS_PLUGINS_DOD_ROOT`` or ``LMMS_PLUGINS_DATA_ROOT/dod`` when set
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from dataclasses import dataclass, field
@@ -67,18 +66,13 @@ def dataset_root() -> Path:
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
     """Objects of a JSONL file; a bad line is an error naming the file and line number."""
+    from lmms_plugins.utils.jsonl import iter_jsonl
+
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise DodDataError(f"{path}:{number}: not JSON ({exc})") from None
-            if not isinstance(row, dict) or not row.get("case_id"):
-                raise DodDataError(f"{path}:{number}: expected an object with a case_id")
-            rows.append(row)
+    for number, row in iter_jsonl(path, error=DodDataError):
+        if not isinstance(row, dict) or not row.get("case_id"):
+            raise DodDataError(f"{path}:{number}: expected an object with a case_id")
+        rows.append(row)
     return rows
 
 

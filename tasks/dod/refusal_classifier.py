@@ -22,7 +22,6 @@ The weights were chosen by 5-fold cross-validation on the tuning material
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import threading
@@ -58,9 +57,11 @@ _lock = threading.Lock()
 
 
 def load_rows(paths=TUNING_FILES) -> list[dict]:
+    from lmms_plugins.utils.jsonl import read_jsonl
+
     rows = []
     for p in paths:
-        rows += [json.loads(x) for x in Path(p).read_text(encoding="utf-8").splitlines() if x.strip()]
+        rows += read_jsonl(p)
     return rows
 
 

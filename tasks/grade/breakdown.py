@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from lmms_plugins.utils.jsonl import iter_jsonl
+
 
 def read_items(path: Path) -> list[dict]:
     """The ``grade_breakdown`` per-sample records of every GRADE samples file under ``path`` (or the file)."""
@@ -21,13 +23,10 @@ def read_items(path: Path) -> list[dict]:
         raise FileNotFoundError(f"no *_samples_grade*.jsonl under {path} (run lmms-eval with --log_samples)")
     items = []
     for f in files:
-        for number, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line).get("grade_breakdown")
-            except ValueError as exc:
-                raise ValueError(f"{f}:{number}: not JSON ({exc})") from None
+        for number, line in iter_jsonl(f, error=ValueError):
+            if not isinstance(line, dict):
+                raise ValueError(f"{f}:{number}: not a JSON object")
+            item = line.get("grade_breakdown")
             if isinstance(item, dict):
                 items.append(item)
     return items

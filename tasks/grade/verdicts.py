@@ -169,22 +169,18 @@ def _rows(path: Path):
         for child in sorted(path.glob("*.json")):
             yield from _rows(child)
         return
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         try:
-            data = json.loads(text)
+            data = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise VerdictFileError(f"{path}: not JSON ({exc})") from None
         for i, row in enumerate(data if isinstance(data, list) else [data], 1):
             yield f"{path}[{i}]", row
         return
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            yield f"{path}:{number}", json.loads(line)
-        except ValueError as exc:
-            raise VerdictFileError(f"{path}:{number}: not JSON ({exc})") from None
+    from lmms_plugins.utils.jsonl import iter_jsonl
+
+    for number, row in iter_jsonl(path, error=VerdictFileError):
+        yield f"{path}:{number}", row
 
 
 def _merge(old: Verdict, new: Verdict) -> Verdict:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -357,11 +356,9 @@ def test_huge_points_are_a_wrong_answer_not_an_overflow_error():
 def test_cwi_tasks_keep_the_reasoning_for_the_last_answer_span():
     template = Path(__file__).resolve().parents[2] / "tasks" / "cwi" / "_default_template_yaml"
 
-    class Loader(yaml.SafeLoader):
-        pass
+    from lmms_plugins.utils import task_yaml
 
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    cfg = yaml.load(template.read_text(encoding="utf-8"), Loader=Loader)
+    cfg = task_yaml.load(template)
     assert cfg["reasoning_tags"] == "none"
     # the answer inside the reasoning is the last span of the whole output
     out = "<think>try <answer>1,1</answer> then <answer>3,-2</answer></think>"

@@ -100,4 +100,6 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
+    from lmms_plugins.utils.jsonl import read_jsonl as read
+
+    return read(path)

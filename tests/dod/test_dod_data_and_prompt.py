@@ -116,19 +116,15 @@ def test_prompt_settings_and_labels_stay_hidden(root):
 
 
 def test_template_leaves_differ_only_in_their_setting():
-    import yaml
     from pathlib import Path
 
+    from lmms_plugins.utils import task_yaml
+
     folder = Path(hooks.__file__).parent
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
-    leaves = {n: yaml.load((folder / f"{n}.yaml").read_text(), Loader=Loader) for n in ("dod_no_hint", "dod_decline_hint")}
+    leaves = {n: task_yaml.load(folder / f"{n}.yaml") for n in ("dod_no_hint", "dod_decline_hint")}
     assert leaves["dod_no_hint"]["lmms_eval_specific_kwargs"]["default"]["setting"] == "no_hint"
     assert leaves["dod_decline_hint"]["lmms_eval_specific_kwargs"]["default"]["setting"] == "decline_hint"
-    template = yaml.load((folder / "_default_template_yaml").read_text(), Loader=Loader)
+    template = task_yaml.load(folder / "_default_template_yaml")
     assert template["generation_kwargs"]["until"] == []
     assert template["reasoning_tags"] == "none"  # keep <think> for the refusal decision
     assert template["metadata"]["lmms_plugins_benchmark"] == "dod"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +13,13 @@ from PIL import Image
 
 from lmms_plugins.tasks.dod.maze import bfs
 from lmms_plugins.tasks.dod.maze.generate import INSTRUCTION, RULES, main, make_pair, tree_maze
+from lmms_plugins.utils.jsonl import read_jsonl
 
 PAIRS = 6
 
 
 def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from grade_fixtures import CASES, canned_judge, expected_scores, make_dataset, make_outputs  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
 
+from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
+
 pytestmark = pytest.mark.e2e
 
 
@@ -107,9 +109,9 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
     log = proc.stdout + proc.stderr
     assert "Building contexts for grade on rank 1" in log  # lmms-eval really ran two ranks ...
     assert "Postprocessed 3 docs for grade" in log  # ... and rank 0 scored half of the 6 documents
-    logged = next(found[-1].parent.glob("*_samples_grade.jsonl")).read_text().splitlines()
-    assert sorted(json.loads(l)["grade_strict"]["task_id"] for l in logged) == sorted(c.task_id for c in CASES)
-    check_scores(multi, [json.loads(line) for line in logged])
+    logged = read_jsonl(next(found[-1].parent.glob("*_samples_grade.jsonl")))
+    assert sorted(line["grade_strict"]["task_id"] for line in logged) == sorted(c.task_id for c in CASES)
+    check_scores(multi, logged)
     assert server.calls == expected_calls()  # each request once across both ranks
     entries = sorted(cache.rglob("*.json"))
     assert len(entries) == expected_calls() and not list(cache.rglob("*.tmp"))

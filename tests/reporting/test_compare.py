@@ -11,6 +11,7 @@ from PIL import Image
 
 from lmms_plugins import compare as C
 from lmms_plugins.utils import status as st
+from lmms_plugins.utils.jsonl import read_jsonl
 from .runs import cwi_run, sample_line, write_run
 
 
@@ -234,7 +235,7 @@ def test_samples_without_doc_hash_are_paired_by_id_and_said_so(tmp_path):
     cwi_run(tmp_path / "a", [True] * 6)
     path = cwi_run(tmp_path / "b", [True] * 5 + [False])
     samples = next(path.parent.glob("*_samples_cwi_alignment.jsonl"))
-    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    lines = read_jsonl(samples)
     samples.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "doc_hash"}) + "\n" for line in lines))
     p = next(p for p in C.compare([tmp_path / "a", tmp_path / "b"]).paired if p.metric == "accuracy")
     assert p.n_shared == 6 and "6 samples paired by id only" in p.note

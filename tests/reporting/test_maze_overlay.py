@@ -12,6 +12,7 @@ import pytest
 
 from lmms_plugins import report as R
 from lmms_plugins.demo_flawed import _draw, _paths
+from lmms_plugins.utils.jsonl import read_jsonl
 
 from .runs import sample_line, write_run
 
@@ -26,7 +27,7 @@ def mazes(tmp_path_factory) -> Path:
 
 
 def _doc(root: Path, case: str) -> dict:
-    row = next(json.loads(x) for x in (root / "instruction.jsonl").read_text().splitlines() if json.loads(x)["case_id"] == case)
+    row = next(r for r in read_jsonl(root / "instruction.jsonl") if r["case_id"] == case)
     return {**row, "prompt_en": row.get("prompt_en") or row["instruction_en"], "dod_root": str(root)}
 
 
