@@ -139,14 +139,8 @@ def _fast_index(folder: str) -> dict | None:
     loader and without resolving ``include`` (every leaf names its task itself). lmms-eval's own
     pure-Python loader re-reads the shared template for every leaf: ~2 ms per file. Returns None
     (fall back to lmms-eval's indexer) for anything this reader does not cover, such as tags."""
-    import yaml
+    from lmms_plugins.utils import task_yaml  # C loader; `!function` tags are only names at indexing time
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class Loader(loader):  # `!function` tags are only names at indexing time
-        pass
-
-    Loader.add_constructor("!function", lambda _loader, _node: None)
     index = {}
     for root, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -154,8 +148,7 @@ def _fast_index(folder: str) -> dict | None:
             if not name.endswith(".yaml"):
                 continue
             path = os.path.join(root, name)
-            with open(path, "rb") as handle:
-                config = yaml.load(handle, Loader=Loader) or {}
+            config = task_yaml.load(path) or {}
             if "tag" in config or "class" in config:
                 return None
             if isinstance(config.get("task"), list) and "group" in config:
