@@ -115,7 +115,12 @@ def summary(items: Iterable[Any]) -> tuple[int, int, str]:
 
 
 def calling_task_name(max_depth: int = 25) -> str | None:
-    """The lmms-eval task being aggregated, read from the caller's stack (0.7.3 passes no name)."""
+    """The lmms-eval task being aggregated, read from the caller's stack (0.7.3 passes no name).
+
+    Only the label of :func:`warn_once`'s line; no score depends on it. It stays a stack reader
+    because the aggregations that call it are shared by every task of a benchmark (one function
+    in the template's ``metric_list``) and lmms-eval hands an aggregation only the items; falls
+    back to the caller's label."""
     frame = sys._getframe(1)
     for _ in range(max_depth):
         if frame is None:

@@ -7,7 +7,9 @@ it returns ``(visuals, next_context, terminal, outputs, round_info)``. The round
 in code_rounds.py; the wording in code_prompt.jinja and code_feedback.jinja. When the loop ends
 the last output is a JSON object ``{"text": <final reply>, "cwi_code": <trace>}``, which
 lmms-eval logs as the sample's response and hands to :func:`process_results`. The final reply is
-scored exactly as ``cwi_<task>`` scores its single reply (hooks.process_results, same rule).
+scored exactly as ``cwi_<task>`` scores its single reply (hooks.process_results, same rule): each
+generated leaf names ``process_results_<task>``, :func:`process_results` bound to the task's rule
+in ``task_rules.RULES`` (built by the module-level ``__getattr__``, as in hooks.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from .code_rounds import (
     has_answer,
     summary,
 )
+from .task_rules import per_task_scorers
 
 LOOP_METRICS = ("rounds_used", "executions", "execution_errors", "timeouts", "answered_without_code")
 # accuracy metrics first (as cwi_<task>), the loop's after; every one always has a value
@@ -219,6 +222,10 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     if counts["sandbox_errors"]:
         status.log.warning("cwi_code item %s: %d execution(s) failed inside the sandbox", sid, counts["sandbox_errors"])
     return out
+
+
+# process_results_<task>: process_results bound to the rule of <task> (task_rules.RULES)
+__getattr__ = per_task_scorers(process_results, __name__)
 
 
 def _mean_of(name: str):

@@ -1,9 +1,16 @@
 """lmms-eval hooks for the CwI tasks (thin adapters around ``rules.score``).
 
-The rule of a task is data in its YAML (``metadata.cwi_rule``). lmms-eval 0.7.3 calls
-``process_results(doc, results)`` without the task config, so :func:`_rule_from_caller` reads the
-rule from the calling task object (``ConfigurableTask.process_results`` is on the stack of the
-thread that scores the document). A ``rule=`` keyword overrides it (tests, scripts).
+Each generated leaf names its own scorer, ``process_results: !function
+lmms_plugins.tasks.cwi.hooks.process_results_<task>`` (e.g. ``process_results_alignment``):
+:func:`process_results` bound to that task's rule in ``task_rules.RULES``. No ``def`` defines
+these names: the module-level ``__getattr__`` (``task_rules.per_task_scorers``) builds them, and
+lmms-eval resolves a ``!function`` reference with ``getattr`` on the imported module.
+
+A task written in YAML alone (not in the table) carries its rule as ``metadata.cwi_rule`` and
+names the generic :func:`process_results`. lmms-eval 0.7.3 calls ``process_results(doc,
+results)`` without the task config, so for such a task the generic hook reads the rule from the
+calling task object (``ConfigurableTask.process_results`` is on the stack of the thread that
+scores the document). A ``rule=`` keyword overrides it (tests, scripts).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
 from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, grid_of, rule_from_config, score
+from .task_rules import per_task_scorers
 
 TIERS = ("easy", "medium", "hard", "expert")
 # Every doc returns every metric, ending with one that always has a value: lmms-eval 0.7.3 takes
@@ -85,7 +93,8 @@ _rule_cache: dict[int, tuple[Any, Rule]] = {}
 
 
 def _rule_from_caller(max_depth: int = 16) -> Mapping | None:
-    """``metadata.cwi_rule`` of the lmms-eval task object found up the call stack."""
+    """``metadata.cwi_rule`` of the lmms-eval task object found up the call stack (the generic
+    path, for tasks written in YAML alone; the card tasks name ``process_results_<task>``)."""
     task = _task_from_caller(max_depth + 1)  # one more frame: this function's own
     return None if task is None else task.config.metadata["cwi_rule"]
 
@@ -104,8 +113,10 @@ def _resolve_rule(raw: Any) -> Rule:
 
 
 def process_docs(dataset):
-    """Check the task's rule and prompt template once, while lmms-eval builds the task (before any
-    generation): a YAML whose rule or template is invalid stops the run here, not per sample."""
+    """Check the rule (``metadata.cwi_rule``) and prompt template of a task written in YAML alone,
+    once, while lmms-eval builds the task (before any generation): a YAML whose rule or template is
+    invalid stops the run here, not per sample. (The card tasks do not need it: their rules are
+    checked when their YAML names ``process_results_<task>``.)"""
     task = _task_from_caller()
     meta = getattr(getattr(task, "config", None), "metadata", None)
     raw = meta.get("cwi_rule") if isinstance(meta, Mapping) else None
@@ -147,7 +158,8 @@ def _tier(doc: Mapping) -> str | None:
 
 @status.never_raises(metrics=METRICS)
 def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> dict:
-    """Score one document: accuracy, accuracy_<tier>, extraction_failure_rate."""
+    """Score one document: accuracy, accuracy_<tier>, extraction_failure_rate. The rule is
+    ``rule`` when given, else the calling task's ``metadata.cwi_rule`` (a task in YAML alone)."""
     sid = doc.get("id")
     raw_rule = rule if rule is not None else _rule_from_caller()
     if raw_rule is None:
@@ -184,6 +196,10 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     if s.status == BAD_GOLD:
         status.log.warning("cwi item %s: %s", sid, s.reason)
     return out
+
+
+# process_results_<task>: process_results bound to the rule of <task> (task_rules.RULES)
+__getattr__ = per_task_scorers(process_results, __name__)
 
 
 def _text_of(raw: Any) -> str:

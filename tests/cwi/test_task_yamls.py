@@ -1,14 +1,17 @@
 """The CwI task YAMLs: generated leaves are up to date, every task and group is well formed,
-and lmms-eval's own loader reads them."""
+lmms-eval's own loader reads them, and each leaf's scorer carries its rule from the one table."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
-from lmms_plugins.tasks.cwi import make_yamls
+from lmms_plugins.tasks.cwi import hooks, make_yamls
 from lmms_plugins.tasks.cwi.catalog import FAMILIES, TASKS
+from lmms_plugins.tasks.cwi.rules import RuleError, rule_from_config
+from lmms_plugins.tasks.cwi.task_rules import RULES, rule_for_task
 
 HERE = Path(make_yamls.__file__).parent
 
@@ -41,9 +44,12 @@ def test_every_leaf_loads_with_lmms_eval_and_declares_its_rule():
         assert cfg["dataset_name"] == task
         assert cfg["test_split"] == "test"
         assert cfg["metadata"]["lmms_plugins_benchmark"] == "cwi"
-        assert cfg["metadata"]["cwi_rule"]["kind"] in ("int", "sequence", "set", "fields", "points", "boxes")
+        assert cfg["metadata"]["cwi_task"] == task and "cwi_rule" not in cfg["metadata"]  # the rule lives in RULES only
         assert cfg["generation_kwargs"]["until"] == []
-        assert callable(cfg["process_results"]) and cfg["process_results"].__module__.endswith("cwi.hooks")
+        # lmms-eval resolved the leaf's scorer through hooks' module __getattr__: bound to the table's rule
+        scorer = cfg["process_results"]
+        assert scorer is getattr(hooks, f"process_results_{task}") and scorer.__module__.endswith("cwi.hooks")
+        assert scorer.rule == rule_for_task(task) == rule_from_config(RULES[task])
         names = [m["metric"] for m in cfg["metric_list"]]
         assert names == ["accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "generation_failure_rate", "extraction_failure_rate"]
 
@@ -61,3 +67,36 @@ def test_groups_cover_the_card():
 def test_the_template_is_not_a_task_file():
     assert not any(p.name.startswith("_") for p in HERE.glob("*.yaml"))
     assert (HERE / "_default_template_yaml").is_file()
+
+
+def test_the_table_is_the_only_source_of_the_rules():
+    assert set(RULES) == set(TASKS)
+    assert make_yamls.RULES is RULES  # the generator imports the table, it keeps no copy
+    for name, text in make_yamls.files().items():
+        assert "cwi_rule" not in text, name  # no leaf repeats a rule
+
+
+DOC = {"id": "x", "answer": "3,-2", "difficulty": "easy"}
+
+
+def test_each_card_scorer_uses_its_own_rule_with_no_task_on_the_stack():
+    # called directly, as a script would: nothing up the stack says which task this is
+    within_2px = "<answer>4.5,-3.5</answer>"
+    assert hooks.process_results_alignment(DOC, [within_2px])["accuracy"]["value"] == 1.0  # ±2 px
+    assert hooks.process_results_print_misreg(DOC, [within_2px])["accuracy"]["value"] == 0.0  # ±0.3 px
+    assert hooks.process_results_print_misreg(DOC, ["<answer>3.2,-2.2</answer>"])["accuracy"]["value"] == 1.0
+    # the generic hook, with no rule given and no task object above it, says what is missing
+    generic = hooks.process_results(DOC, [within_2px])["accuracy"]
+    assert generic["status"] == "error" and "metadata.cwi_rule" in generic["reason"]
+
+
+def test_per_task_names_are_only_those_of_the_table(monkeypatch):
+    assert hooks.process_results_jigsaw is hooks.process_results_jigsaw  # built once
+    assert hooks.process_results_jigsaw.__name__ == "process_results_jigsaw"
+    for name in ("process_results_no_such_task", "process_results_", "accuracy_jigsaw"):
+        assert not hasattr(hooks, name)
+    with pytest.raises(AttributeError, match="no attribute 'process_results_no_such_task'"):
+        hooks.process_results_no_such_task  # noqa: B018
+    monkeypatch.setitem(RULES, "broken_task", {"kind": "fields", "fields": []})
+    with pytest.raises(RuleError, match="fields"):  # a bad table entry fails when a YAML names it
+        hooks.process_results_broken_task  # noqa: B018
