@@ -168,25 +168,38 @@ def metric_count(tr: TaskResult, metric: str) -> int | None:
 
 
 
+BREAKDOWN_ROW = "dod_breakdown"  # DoD: {metric: [success, pending, total]}, one row for all its rates
+
+
+def _reported_counts(tr: TaskResult, metric: str) -> list[dict]:
+    """The counts a task reports for ``metric``, as dicts with success / pending / total: DoD's
+    ``dod_breakdown`` row, and as older runs wrote them, a ``<metric>_counts`` dict or a summary dict
+    keyed by metric name ({"E": {"success": .., "total": ..}, ...})."""
+    out = []
+    row = tr.values.get(BREAKDOWN_ROW)
+    c = row.get(metric) if isinstance(row, dict) else None
+    if isinstance(c, list) and len(c) == 3 and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
+        out.append(dict(zip(("success", "pending", "total"), c)))
+    out.append(tr.values.get(f"{metric}_counts"))
+    out += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
+    return [c for c in out if isinstance(c, dict)]
+
+
 def counts_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
-    """(success, total) of a rate metric, where the task reports them: a ``<metric>_counts`` dict, or
-    a summary dict keyed by metric name ({"E": {"success": .., "total": ..}, ...})."""
-    candidates = [tr.values.get(f"{metric}_counts")]
-    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
-    for c in candidates:
-        if isinstance(c, dict) and isinstance(c.get("success"), (int, float)) and isinstance(c.get("total"), int):
+    """(success, total) of a rate metric, where the task reports them (:func:`_reported_counts`)."""
+    for c in _reported_counts(tr, metric):
+        if isinstance(c.get("success"), (int, float)) and isinstance(c.get("total"), int):
             return int(c["success"]), c["total"]
     return None
 
 
 
 def pending_of(tr: TaskResult, metric: str) -> tuple[int, int] | None:
-    """(pending, total) of a metric: from the counts the task reports (DoD's ``<metric>_counts``
-    or summary dict), else from logged samples (value None = pending); None when unknown."""
-    candidates = [tr.values.get(f"{metric}_counts")]
-    candidates += [v.get(metric) for v in tr.values.values() if isinstance(v, dict)]
-    for c in candidates:
-        if isinstance(c, dict) and isinstance(c.get("pending"), int) and isinstance(c.get("total"), int):
+    """(pending, total) of a metric: from the counts the task reports (DoD's ``dod_breakdown``, or an
+    older run's ``<metric>_counts`` or summary dict), else from logged samples (value None =
+    pending); None when unknown."""
+    for c in _reported_counts(tr, metric):
+        if isinstance(c.get("pending"), int) and isinstance(c.get("total"), int):
             return c["pending"], c["total"]
     if tr.samples:
         pending = total = 0

@@ -47,7 +47,7 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
             ci = table.get(mm.ci_name) if isinstance(table, dict) else None
             if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
                 return Interval(float(ci[0]), float(ci[1]), "task's bootstrap")
-    # 2. success / total counts (DoD's <metric>_counts): Wilson score interval
+    # 2. success / total counts (DoD's dod_breakdown; older runs: <metric>_counts): Wilson score interval
     c = counts_of(tr, metric)
     if c is not None and c[1] > 0:
         lo, hi = wilson(*c)

@@ -22,8 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
+from lmms_plugins.utils import aggregation
 from lmms_plugins.utils import status as st
-from lmms_plugins.utils.stderr import rate_se, with_stderr
+from lmms_plugins.utils.stderr import rate_se
 
 from . import metrics as M
 from .refusal_text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
@@ -33,7 +34,8 @@ log = logging.getLogger("lmms_plugins.dod")
 _HERE = Path(__file__).resolve().parent
 SETTINGS = ("no_hint", "decline_hint")
 RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
-METRIC_NAMES = RATE_NAMES + [f"{m}_counts" for m in RATE_NAMES] + [f"category_{c}" for c in M.CATEGORIES] + ["dod_run", "sample_statuses"]
+# the rates, then one row of their counts, the run's facts and the requests per status
+METRIC_NAMES = RATE_NAMES + ["dod_breakdown", "dod_run", "sample_statuses"]
 ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
 ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
 
@@ -334,7 +336,7 @@ def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str
 
 
 def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "") -> tuple[bool | None, str, str, dict | None]:
-    """``_judge_edit`` and, for a maze, what the verifier read as a report overlay (maze_overlay.py)."""
+    """``_judge_edit`` and, for a maze, what the verifier read as a report overlay (maze/overlay.py)."""
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     input_path = inputs[0]
     if label.is_maze:
@@ -369,7 +371,7 @@ def model_prompt(doc: Mapping, setting: str) -> str:
 
 
 #: The record fields the aggregations of every metric but ``dod_run`` read (outcomes, pairs,
-#: categories, statuses). With --log_samples each metric's value is written per sample: the full
+#: statuses), and the category. With --log_samples each metric's value is written per sample: the full
 #: record (texts: refusal evidence, reasons) is kept once, on ``dod_run``.
 SLIM_FIELDS = ("case_id", "pair_id", "category", "feasible", "has_image", "refused", "edit_ok", "status")
 FULL_RECORD_METRIC = "dod_run"
@@ -399,9 +401,10 @@ def process_results_decline_hint(doc: Mapping, results: list) -> dict:
 
 # --- aggregation ---------------------------------------------------------------------------------------
 # lmms-eval 0.7.3 prints every aggregated value in one table column (a float as %.4f, anything else
-# as str()) and writes it as is into the results JSON. So: the rates are floats; the counts are
-# small dicts (success / reviewed / pending / total, non-ok statuses), one row per metric; per
-# category one compact row each (metric -> [success, reviewed, pending, total]).
+# as str()) and writes it as is into the results JSON. So: the rates are floats; their counts are
+# one short row (dod_breakdown: metric -> [success, pending, total]); per category and per status,
+# the whole summary goes to the log, and from the samples file to `python -m
+# lmms_plugins.tasks.dod.breakdown` (breakdown.py).
 
 
 def _records(items: list) -> list[M.SampleRecord]:
@@ -420,40 +423,34 @@ def _tally(metric: str, items: list) -> M.Tally:
     return M.pair_tally(metric, records) if metric in M.PAIR_METRICS else M.tally(metric, records)
 
 
-def _rate_fn(metric: str):
-    def se(items: list) -> float | None:
-        t = _tally(metric, items)
-        return rate_se(t.success, t.total)
+def _rate(metric: str):
+    """The aggregation of one rate: success / total, pending kept in the denominator, with its standard error."""
 
-    @with_stderr(se)
-    def aggregate(items: list) -> float:
+    def rate(items: list) -> float:
         if metric in M.METRICS:
             st.report(f"dod {metric}", [i for i in items if isinstance(i, dict) and i.get("applicable", True)])
         return _tally(metric, items).rate
 
-    aggregate.__name__ = f"aggregate_{metric}"
-    aggregate.__doc__ = f"{metric}: success / total, pending kept in the denominator."
-    return aggregate
+    def se(items: list) -> float | None:
+        t = _tally(metric, items)
+        return rate_se(t.success, t.total)
+
+    return aggregation.named(f"aggregate_{metric}", rate, se=se,
+                             doc=f"{metric}: success / total, pending kept in the denominator.")
 
 
-def _counts_fn(metric: str):
-    def aggregate(items: list) -> dict:
-        return _tally(metric, items).as_dict(with_rate=False)  # the rate is the metric's own row
+# one aggregation per metric of _default_template_yaml, named aggregate_<metric> (utils/aggregation.py)
+aggregate_E = _rate("E")
+aggregate_D_strict = _rate("D_strict")
+aggregate_D_lenient = _rate("D_lenient")
+aggregate_D_f = _rate("D_f")
+aggregate_pair_success = _rate("pair_success")
+aggregate_pair_behaviour = _rate("pair_behaviour")
 
-    aggregate.__name__ = f"aggregate_{metric}_counts"
-    aggregate.__doc__ = f"{metric}: success, reviewed, pending, total, rate (and non-ok statuses)."
-    return aggregate
 
-
-def _category_fn(category: str):
-    def aggregate(items: list) -> dict:
-        records = [r for r in _records(items) if r.category == category and r.feasible is not None]
-        # no request of this category in the run: {} (lmms-eval's table leaves out an empty value)
-        return M.category_counts(records, category) if records else {}
-
-    aggregate.__name__ = f"aggregate_category_{category}"
-    aggregate.__doc__ = f"Category {category}: metric -> [success, reviewed, pending, total]."
-    return aggregate
+def aggregate_breakdown(items: list) -> dict:
+    """The counts behind every rate: metric -> [success, pending, total] (metrics.breakdown)."""
+    return M.breakdown(_records(items))
 
 
 def aggregate_run(items: list) -> dict:
@@ -479,10 +476,3 @@ def aggregate_sample_statuses(items: list) -> dict:
     for r in _records(items):
         counts[r.status] = counts.get(r.status, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (kv[0] != "ok", kv[0])))
-
-
-for _m in M.METRICS + M.PAIR_METRICS:
-    globals()[f"aggregate_{_m}"] = _rate_fn(_m)
-    globals()[f"aggregate_{_m}_counts"] = _counts_fn(_m)
-for _c in M.CATEGORIES:
-    globals()[f"aggregate_category_{_c}"] = _category_fn(_c)

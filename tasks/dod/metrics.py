@@ -57,7 +57,7 @@ class SampleRecord:
     conclusion_only_after_think: bool = False
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""
-    overlay: dict | None = None  # maze E: what the verifier read, for the report (maze_overlay.py)
+    overlay: dict | None = None  # maze E: what the verifier read, for the report (maze/overlay.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -243,18 +243,15 @@ def summarize(records: Iterable[SampleRecord]) -> dict[str, Any]:
     return out
 
 
-#: The categories of the official data (``source.category_en``; ``spatial_arangement`` sic).
-CATEGORIES = ("material_modification", "medium_interaction", "motion_state_change", "pose_adjustment",
-              "spatial_arangement", "temporal_evolution", "maze")
-
-
-def category_counts(records: Iterable[SampleRecord], category: str) -> dict[str, list[int]]:
-    """Compact per-category counts: metric -> [success, reviewed, pending, total]."""
-    sub = [r for r in records if r.category == category and r.feasible is not None]
+def breakdown(records: Iterable[SampleRecord]) -> dict[str, list[int]]:
+    """The counts behind every rate, compactly: metric -> ``[success, pending, total]`` (reviewed =
+    total - pending). The task's ``dod_breakdown`` row: short enough for lmms-eval's table, and what
+    compare reads for Wilson intervals and pending shares. Per category and per status: :func:`summarize`."""
+    records = list(records)
     out = {}
     for m in METRICS + PAIR_METRICS:
-        t = pair_tally(m, sub) if m in PAIR_METRICS else tally(m, sub)
-        out[m] = [t.success, t.reviewed, t.pending, t.total]
+        t = pair_tally(m, records) if m in PAIR_METRICS else tally(m, records)
+        out[m] = [t.success, t.pending, t.total]
     return out
 
 
@@ -281,7 +278,9 @@ def format_summary(summary: Mapping[str, Any]) -> list[str]:
 
     def row(name: str, t: Mapping) -> str:
         r = "n/a" if t["rate"] is None else f"{100 * t['rate']:.1f}%"
-        return f"{name:16s} {r:>7s}  success {t['success']} / total {t['total']} (reviewed {t['reviewed']}, pending {t['pending']})"
+        statuses = ", ".join(f"{k} {v}" for k, v in t.get("statuses", {}).items())  # why pending, what failed
+        return (f"{name:16s} {r:>7s}  success {t['success']} / total {t['total']} (reviewed {t['reviewed']}, pending {t['pending']})"
+                + (f"; {statuses}" if statuses else ""))
 
     for m in METRICS + PAIR_METRICS:
         lines.append(row(m, summary[m]))

@@ -144,17 +144,29 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
     drawn_anyway = int(drew_path_anyway(str(root / "image/synthetic-maze-002-B.png"), s["synthetic-maze-002-infeasible"][0]["image"],
                                         labels["synthetic-maze-002-infeasible"].get("grid_evidence")))
     expected = expected_tallies(s, all_cases)
+    from lmms_plugins.tasks.dod.breakdown import summaries
+
+    summary = summaries(Path(res["_path"]).parent)  # per category and per status: from the samples files
+    assert set(summary) == {"dod_no_hint", "dod_decline_hint"}
+
+    def counts(block: dict) -> tuple:
+        return block["success"], block["reviewed"], block["pending"], block["total"]
+
     for task in ("dod_no_hint", "dod_decline_hint"):
         got = res["results"][task]
+        # the results: the rates and one row of their counts, metric -> [success, pending, total]
+        assert set(got["dod_breakdown,none"]) == set(expected), got["dod_breakdown,none"]
         for metric, (success, reviewed, pending, total) in expected.items():
-            block = got[f"{metric}_counts,none"]
-            assert (block["success"], block["reviewed"], block["pending"], block["total"]) == (success, reviewed, pending, total), (task, metric, block)
+            assert got["dod_breakdown,none"][metric] == [success, pending, total], (task, metric)
+            assert counts(summary[task][metric]) == (success, reviewed, pending, total), (task, metric)
             assert got[f"{metric},none"] == pytest.approx(success / total), (task, metric)
-        # per category, recounted from the table: metric -> [success, reviewed, pending, total]
+        assert not [k for k in got if k.startswith("category_") or "_counts," in k], sorted(got)  # folded into dod_breakdown
+        # per category, recounted from the table: metric -> (success, reviewed, pending, total)
+        assert set(summary[task]["by_category"]) == set(REAL_CATEGORIES) | {"maze"}
         for category in REAL_CATEGORIES + ("maze",):
             cases = [c for c in all_cases if (c.startswith(category) or (category == "maze" and c.startswith("synthetic-maze")))]
             exp = expected_tallies(s, cases)
-            assert got[f"category_{category},none"] == {m: list(v) for m, v in exp.items()}, (task, category)
+            assert {m: counts(summary[task]["by_category"][category][m]) for m in exp} == exp, (task, category)
         run = got["dod_run,none"]
         # zero counts are left out of the row (README): read them with .get(name, 0)
         assert run["samples"] == len(all_cases) and "unlabelled" not in run and "incomplete_pairs" not in run
@@ -163,9 +175,9 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
         assert run["refusal_mode"] == "rules"
         assert run.get("maze_infeasible_path_drawn", 0) == drawn_anyway
         # why the pending ones are pending
-        assert got["E_counts,none"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
-        assert got["D_strict_counts,none"]["statuses"] == {"unparsable": 2, "missing_image": 1}
-        assert got["D_lenient_counts,none"]["statuses"] == {"unparsable": 2}
+        assert summary[task]["E"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
+        assert summary[task]["D_strict"]["statuses"] == {"unparsable": 2, "missing_image": 1}
+        assert summary[task]["D_lenient"]["statuses"] == {"unparsable": 2}
         assert got["sample_statuses,none"] == {"ok": 13, "missing_image": 3, "no_edit_judge": 9, "unparsable": 3}
 
     # the prompt: decline_hint adds the card's sentence after a blank line, no_hint does not
@@ -230,7 +242,7 @@ def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, 
     for res in (first, second):
         got = res["results"]["dod_no_hint"]
         assert got["E,none"] == pytest.approx(3 / 6)
-        assert got["E_counts,none"] == {"success": 3, "reviewed": 6, "pending": 0, "total": 6}
+        assert got["dod_breakdown,none"]["E"] == [3, 0, 6]  # success, pending, total
         assert got["D_strict,none"] == pytest.approx(4 / 6) and got["D_lenient,none"] == pytest.approx(4 / 6)
         assert got["D_f,none"] == 0.0
         assert got["pair_success,none"] == pytest.approx(2 / 6)  # categories 0 and 1: good edit and refusal

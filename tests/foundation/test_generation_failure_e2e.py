@@ -77,9 +77,13 @@ def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
     dod = res["results"]["dod_no_hint"]
     n_dod = tasks["dod_no_hint"]
     assert dod["sample_statuses,none"] == {"generation_failed": n_dod}  # never "ok": no decline, no edit
+    from lmms_plugins.tasks.dod.breakdown import summaries
+
+    summary = summaries(Path(res["_path"]).parent)["dod_no_hint"]  # per status: from the samples file
     for metric in ("E", "D_strict", "D_lenient"):
         assert dod[f"{metric},none"] == 0.0
-        assert dod[f"{metric}_counts,none"]["statuses"] == {"generation_failed": n_dod // 2}, metric
+        assert dod["dod_breakdown,none"][metric] == [0, n_dod // 2, n_dod // 2], metric  # success, pending, total
+        assert summary[metric]["statuses"] == {"generation_failed": n_dod // 2}, metric
     for task, n in tasks.items():
         samples = res["_samples"][task]
         assert len(samples) == n

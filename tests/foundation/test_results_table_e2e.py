@@ -20,7 +20,7 @@ from judge_server import FakeJudgeServer  # noqa: E402
 pytestmark = pytest.mark.e2e
 
 # characters of one printed value: the widest are ABACUS's abacus_leaderboard (n, five means with
-# full float precision, Score, statuses: ~167) and DoD's category rows (~155); GRADE's breakdown
+# full float precision, Score, statuses: ~167) and DoD's dod_breakdown (~130); GRADE's breakdown
 # was 2,507 for these samples, DoD's dod_run ~235 and abacus_leaderboard ~305
 MAX_VALUE = 170
 MAX_LINE = 250  # characters of one line of the table
@@ -110,9 +110,9 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
     assert widest <= MAX_LINE, widest
     assert len(next(c for (_, m), c in rows.items() if m == "grade_breakdown")[5]) < 100  # was 2,507 characters for these samples
     printed = {m for _, m in rows}
-    # DoD: only the maze category has samples; the six real-world categories are left out
-    assert "category_maze" in printed
-    assert not [m for m in printed if m.startswith("category_") and m != "category_maze"], sorted(printed)
+    # DoD: the rates' counts in one row (per category: the log and the samples file), no row per category
+    assert "dod_breakdown" in printed
+    assert not [m for m in printed if m.startswith("category_") or m.endswith("_counts")], sorted(printed)
 
     results = res["results"]
     for task, metrics in RATES.items():
@@ -124,9 +124,9 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
             assert float(cells[7]) == pytest.approx(se, abs=1e-4), (task, m, cells)  # the Stderr column
     # a rate's standard error is sqrt(p (1 - p) / (n - 1)) over its own denominator
     dod = results["dod_no_hint"]
-    d = dod["D_strict_counts,none"]
-    p = d["success"] / d["total"]
-    assert 0 < p < 1 and dod["D_strict_stderr,none"] == pytest.approx(math.sqrt(p * (1 - p) / (d["total"] - 1)))
+    success, _, total = dod["dod_breakdown,none"]["D_strict"]
+    p = success / total
+    assert 0 < p < 1 and dod["D_strict_stderr,none"] == pytest.approx(math.sqrt(p * (1 - p) / (total - 1)))
     cwi = results[f"cwi_{CWI_TASK}"]
     assert cwi["accuracy,none"] == pytest.approx(0.5)
     assert cwi["accuracy_stderr,none"] == pytest.approx(math.sqrt(0.25 / 7))

@@ -135,8 +135,11 @@ def test_dod_abacus_and_grade_through_openai_image_edit(tmp_path, run_lmms_eval)
     dod = res["results"]["dod_no_hint"]
     n_real, n_maze = len(dod_fixtures.REAL_CATEGORIES), 2
     assert dod["D_strict,none"] == 1.0 and dod["D_lenient,none"] == 1.0 and dod["D_f,none"] == 0.0
-    assert dod["E_counts,none"] == {"success": n_maze, "reviewed": n_maze, "pending": n_real, "total": n_real + n_maze,
-                                    "statuses": {"no_edit_judge": n_real}}  # real-world edits: no editing judge here
+    assert dod["dod_breakdown,none"]["E"] == [n_maze, n_real, n_real + n_maze]  # success, pending, total
+    from lmms_plugins.tasks.dod.breakdown import summaries
+
+    e = summaries(Path(res["_path"]).parent)["dod_no_hint"]["E"]
+    assert (e["reviewed"], e["statuses"]) == (n_maze, {"no_edit_judge": n_real})  # real-world edits: no editing judge here
     assert dod["sample_statuses,none"] == {"ok": n_real + 2 * n_maze, "no_edit_judge": n_real}
     for sample in res["_samples"]["dod_no_hint"]:
         resp = sample["filtered_resps"]

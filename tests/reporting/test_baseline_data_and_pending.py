@@ -63,10 +63,10 @@ def test_vista_bagel_notes_say_only_what_sources_say():
 
 
 def _dod_run(out, e_pending, total=1050, e_success=120, d_success=200, samples=None):
-    counts = lambda s, p, t: {"success": s, "reviewed": t - p, "pending": p, "total": t}  # noqa: E731
+    # as DoD writes it: the rates and one dod_breakdown row, metric -> [success, pending, total]
     return write_run(out, {"dod_no_hint": {
-        "E": e_success / total, "E_counts": counts(e_success, e_pending, total),
-        "D_strict": d_success / total, "D_strict_counts": counts(d_success, 0, total),
+        "E": e_success / total, "D_strict": d_success / total,
+        "dod_breakdown": {"E": [e_success, e_pending, total], "D_strict": [d_success, 0, total]},
         "dod_run": {"samples": 2 * total, "refusal_mode": "rules"}}}, samples)
 
 

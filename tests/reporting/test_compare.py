@@ -128,8 +128,25 @@ def test_dod_counts_give_wilson_intervals_and_the_setting_picks_the_rows(tmp_pat
     assert fr.entries[0].rank == 1  # 0 % false refusal beats 0.8 %
 
 
+def test_dod_breakdown_row_gives_wilson_intervals_sample_counts_and_pending(tmp_path):
+    # the layout DoD writes now: one dod_breakdown row, metric -> [success, pending, total]
+    write_run(tmp_path / "run", {"dod_no_hint": {
+        "E": 1 / 14, "D_strict": 0.5,
+        "dod_breakdown": {"E": [1, 11, 14], "D_strict": [7, 0, 14], "D_lenient": [8, 0, 14], "D_f": [0, 0, 14],
+                          "pair_success": [1, 11, 14], "pair_behaviour": [3, 0, 14]},
+        "dod_run": {"samples": 28, "refusal_mode": "rules"}}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    e = next(b for b in cmp.blocks if b.metric == "E").entries[0]
+    lo, hi = C.wilson(1, 14)
+    assert e.ci == pytest.approx((100 * lo, 100 * hi)) and e.ci_method == "Wilson on counts" and e.n == 14
+    assert e.pending == (11, 14) and e.rank is None  # 11 of 14 pending: shown, not ranked
+    d = next(b for b in cmp.blocks if b.metric == "D_strict").entries[0]
+    lo, hi = C.wilson(7, 14)
+    assert d.ci == pytest.approx((100 * lo, 100 * hi)) and d.pending == (0, 14) and d.rank is not None
+
+
 def test_dod_per_metric_count_dicts_are_read_too(tmp_path):
-    # the layout DoD writes now: E_counts / D_strict_counts dicts and a dod_run summary
+    # the layout DoD wrote before dod_breakdown: E_counts / D_strict_counts dicts and a dod_run summary
     write_run(tmp_path / "run", {"dod_no_hint": {
         "E": 1 / 14, "E_counts": {"success": 1, "reviewed": 3, "pending": 11, "total": 14},
         "D_strict": 0.5, "D_strict_counts": {"success": 7, "reviewed": 14, "pending": 0, "total": 14},
