@@ -156,11 +156,12 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
     from grade_fixtures import make_dataset
     from judge_server import FakeJudgeServer
 
-    from lmms_plugins.tasks.grade import hooks, judging
+    from lmms_plugins.tasks.grade import hooks
     from lmms_plugins.tasks.grade.records import load_records
+    from lmms_plugins.utils.judge_client import reset_shared_clients
 
     docs = load_records(make_dataset(tmp_path / "GRADE"))
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     with FakeJudgeServer(lambda req: "{}") as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
@@ -174,5 +175,5 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
             assert out["grade_strict"]["value"] == 0.0
             items.append(rec)
         assert server.calls == 0
-    judging._CLIENTS.clear()
+    reset_shared_clients()
     assert hooks.aggregate_breakdown(items)["status_counts"] == {GENERATION_FAILED: 1}  # one sample id, counted once
