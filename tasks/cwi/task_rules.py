@@ -4,7 +4,7 @@
 :func:`rules.rule_from_config` reads; keys in README.md, "Rules"). Everything else reads it from
 here: the lmms-eval hooks (``hooks.process_results_<task>``, ``code_hooks.process_results_<task>``),
 the YAML generator (make_yamls.py, which writes no rule into the leaves), the data writer's gold
-check, the solver model and the benchmarks (:func:`rule_for_task`).
+check, the generators' shortcut screen, the benchmarks and the tests (:func:`rule_for_task`).
 
 A task written in YAML alone (not in this table) carries its rule as ``metadata.cwi_rule`` and is
 scored by the generic ``hooks.process_results`` (README.md, "Adding a task: one YAML, no Python").
