@@ -3,6 +3,7 @@ lmms-eval's own loader reads them, and each leaf's scorer carries its rule from 
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,8 @@ def test_each_card_scorer_uses_its_own_rule_with_no_task_on_the_stack():
 def test_per_task_names_are_only_those_of_the_table(monkeypatch):
     assert hooks.process_results_jigsaw is hooks.process_results_jigsaw  # built once
     assert hooks.process_results_jigsaw.__name__ == "process_results_jigsaw"
+    # pickled by reference (module + name), as a def would be: the same function comes back
+    assert pickle.loads(pickle.dumps(hooks.process_results_jigsaw)) is hooks.process_results_jigsaw
     for name in ("process_results_no_such_task", "process_results_", "accuracy_jigsaw"):
         assert not hasattr(hooks, name)
     with pytest.raises(AttributeError, match="no attribute 'process_results_no_such_task'"):
