@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from lmms_plugins.utils import status
+from lmms_plugins.utils import aggregation, status
 
 from . import hooks
 from .code_rounds import (
@@ -228,24 +228,14 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
 __getattr__ = per_task_scorers(process_results, __name__)
 
 
-def _mean_of(name: str):
-    from lmms_plugins.utils.stderr import mean_se, values_of, with_stderr
-
-    @with_stderr(lambda items: mean_se(values_of(items)))  # the table's Stderr column
-    def aggregate(items: list) -> float:
-        return status.mean(items, f"cwi_code {name}")
-
-    aggregate.__name__ = aggregate.__qualname__ = f"aggregate_{name}"
-    return aggregate
-
-
 # per item: replies, executions, executions that did not end with status ok, executions that hit
 # the wall-clock limit; share of items answered (with <answer>) without running any code
-aggregate_rounds_used = _mean_of("rounds_used")
-aggregate_executions = _mean_of("executions")
-aggregate_execution_errors = _mean_of("execution_errors")
-aggregate_timeouts = _mean_of("timeouts")
-aggregate_answered_without_code = _mean_of("answered_without_code")
+# (named aggregate_<metric>, utils/aggregation.py)
+aggregate_rounds_used = aggregation.mean("aggregate_rounds_used", "cwi_code rounds_used")
+aggregate_executions = aggregation.mean("aggregate_executions", "cwi_code executions")
+aggregate_execution_errors = aggregation.mean("aggregate_execution_errors", "cwi_code execution_errors")
+aggregate_timeouts = aggregation.mean("aggregate_timeouts", "cwi_code timeouts")
+aggregate_answered_without_code = aggregation.mean("aggregate_answered_without_code", "cwi_code answered_without_code")
 
 # the batched runner (lmms_plugins/agentic_rounds.py) runs the rounds of every request of a task
 # whose doc_to_text carries this mark together; others go through lmms-eval's own runner

@@ -20,8 +20,8 @@ import os
 import sys
 from typing import Any, Mapping
 
-from lmms_plugins.utils import generation_failure, status
-from lmms_plugins.utils.stderr import mean_se, values_of, with_stderr
+from lmms_plugins.utils import aggregation, generation_failure, status
+from lmms_plugins.utils.stderr import mean_se, values_of
 from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
@@ -226,41 +226,25 @@ def _jsonable(v: Any) -> Any:
 # ---------------------------------------------------------------------------- aggregations
 
 
-def _mean_se(items: list) -> float | None:
-    return mean_se(values_of(items))
-
-
-@with_stderr(_mean_se)
-def aggregate_accuracy(items: list) -> float:
+def _accuracy(items: list) -> float:
     generation_failure.warn_once(items, "cwi")  # once per task: this metric is aggregated once
     return status.mean(items, "cwi accuracy")
 
 
-def _tier_mean(tier: str):
-    def of_tier(items: list) -> list:
-        return [i for i in items if isinstance(i, dict) and i.get("tier") == tier]
-
-    @with_stderr(lambda items: _mean_se(of_tier(items)))
-    def aggregate(items: list) -> float:
-        return status.mean(of_tier(items), f"cwi accuracy_{tier}")
-
-    aggregate.__name__ = aggregate.__qualname__ = f"aggregate_accuracy_{tier}"
-    return aggregate
+def _of_tier(tier: str):
+    return lambda item: isinstance(item, dict) and item.get("tier") == tier
 
 
+# one aggregation per metric of the YAML, named aggregate_<metric> (utils/aggregation.py)
+aggregate_accuracy = aggregation.named("aggregate_accuracy", _accuracy, se=lambda items: mean_se(values_of(items)),
+                                       doc="cwi accuracy: mean over the items (pending counts 0), with its standard error.")
 # accuracy over the items of one tier (NaN when the split has none)
-aggregate_accuracy_easy = _tier_mean("easy")
-aggregate_accuracy_medium = _tier_mean("medium")
-aggregate_accuracy_hard = _tier_mean("hard")
-aggregate_accuracy_expert = _tier_mean("expert")
-
-
-@with_stderr(_mean_se)
-def aggregate_failure_rate(items: list) -> float:
-    return status.mean(items, "cwi extraction_failure_rate")
-
-
-@with_stderr(_mean_se)
-def aggregate_generation_failure_rate(items: list) -> float:
-    """Share of items whose generation failed (scored 0 in every accuracy, not unparsable)."""
-    return status.mean(items, "cwi generation_failure_rate")
+aggregate_accuracy_easy = aggregation.mean("aggregate_accuracy_easy", "cwi accuracy_easy", keep=_of_tier("easy"))
+aggregate_accuracy_medium = aggregation.mean("aggregate_accuracy_medium", "cwi accuracy_medium", keep=_of_tier("medium"))
+aggregate_accuracy_hard = aggregation.mean("aggregate_accuracy_hard", "cwi accuracy_hard", keep=_of_tier("hard"))
+aggregate_accuracy_expert = aggregation.mean("aggregate_accuracy_expert", "cwi accuracy_expert", keep=_of_tier("expert"))
+# the metric extraction_failure_rate (the name its YAMLs have always used)
+aggregate_failure_rate = aggregation.mean("aggregate_failure_rate", "cwi extraction_failure_rate")
+aggregate_generation_failure_rate = aggregation.mean(
+    "aggregate_generation_failure_rate", "cwi generation_failure_rate",
+    doc="Share of items whose generation failed (scored 0 in every accuracy, not unparsable).")
