@@ -188,8 +188,9 @@ def test_lm_eval_cli_scores_cwi_like_lmms_eval(tmp_path, run_lmms_eval):
                 proc.kill()
             log.close()
     tail = (tmp_path / "lm_eval.log").read_text()[-5000:]
-    assert code == 0, tail
+    # the server's own findings first: a request it refused makes lm_eval fail with aiohttp errors
     assert not server.problems, server.problems
+    assert code == 0, tail
     assert sorted(server.seen.values()) == [1] * len(items), server.seen  # every item asked once
     assert sum(len(k) == 2 for k in items) > 0  # and two-image items carried both images
     lm = _lm_eval_results(lm_out)
