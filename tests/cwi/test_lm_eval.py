@@ -133,3 +133,30 @@ def test_tasks_dir_names_the_folder_of_each_harness():
     lmms = cli()
     assert lmms == cli("--harness", "lmms-eval") and (lmms / "cwi" / "cwi_alignment.yaml").is_file()
     assert not (lmms / "cwi" / "cwi_alignment.yaml").samefile(cli("--harness", "lm-eval") / "cwi" / "cwi_alignment.yaml")
+
+
+def test_a_task_in_yaml_alone_scores_with_its_own_rule_under_lm_eval(tmp_path, hub_dataset, monkeypatch):
+    """As under lmms-eval (README "Adding a task: one YAML, no Python"): a YAML that includes the
+    generated template and declares metadata.cwi_rule is scored by the generic hook, which finds
+    the rule on lm-eval's task object."""
+    from lm_eval.tasks import TaskManager
+
+    rows = [{"id": f"lamp-{i}", "image": Image.new("RGB", (4, 4), (i, 0, 0)), "image_2": None,
+             "prompt": "How many lamps?", "answer": str(i + 3), "difficulty": "easy", "meta": "{}"} for i in range(2)]
+    root = hub_dataset(tmp_path / "data", "lamps", "test", rows)
+    monkeypatch.setenv("LMMS_PLUGINS_CWI_ROOT", str(root))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_cache"))
+    mine = tmp_path / "my_tasks"
+    mine.mkdir()
+    (mine / "my_lamps.yaml").write_text(
+        "task: my_lamps\n"
+        f"include: {Path(tasks_dir()) / 'cwi' / '_default_template_yaml'}\n"
+        "metadata:\n  version: 1.0\n  cwi_task: lamps\n  cwi_rule: {\"kind\": \"int\"}\n")
+    task = TaskManager(include_path=str(mine), include_defaults=False).load("my_lamps")["tasks"]["my_lamps"]
+    docs = list(task.test_docs())
+    assert [d["id"] for d in docs] == ["lamp-0", "lamp-1"]
+    right = task.process_results(docs[1], ["<answer>4</answer>"])
+    wrong = task.process_results(docs[1], ["<answer>5</answer>"])
+    assert (right["accuracy"]["value"], right["accuracy"]["status"]) == (1.0, "ok")
+    assert (wrong["accuracy"]["value"], wrong["accuracy"]["status"]) == (0.0, "ok")
+    assert right == hooks.process_results(docs[1], ["<answer>4</answer>"], rule={"kind": "int"})
