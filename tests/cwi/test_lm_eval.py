@@ -45,6 +45,9 @@ def test_translation_refuses_what_it_cannot_express():
                              make_yamls.TEMPLATE_KEYS, "x.yaml")
     with pytest.raises(ValueError, match="top_p"):
         make_yamls.translate({"generation_kwargs": {"top_p": 0.5}}, make_yamls.TEMPLATE_KEYS, "x.yaml")
+    with pytest.raises(ValueError, match="no lm-eval adapter"):
+        make_yamls.translate({"metric_list": [{"metric": "m", "aggregation": make_yamls.Function(f"{make_yamls.HOOKS}.aggregate_new")}]},
+                             make_yamls.TEMPLATE_KEYS, "x.yaml")
     out = make_yamls.translate({"generation_kwargs": {"until": [], "max_new_tokens": 7}}, make_yamls.TEMPLATE_KEYS, "x")
     assert out == {"generation_kwargs": {"until": [], "max_gen_toks": 7}}
 

@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from lmms_plugins.tasks.cwi.catalog import DATASET_PATH, FAMILIES, TASKS, task_name
 
+from . import hooks as adapters
 from .hooks import LMMS_PROMPT_KWARGS
 
 HERE = Path(__file__).resolve().parent
@@ -121,7 +122,10 @@ def _metric_list(value: list) -> dict:
         entry = dict(entry)
         agg = entry.get("aggregation")
         if isinstance(agg, Function) and agg.startswith(HOOKS + "."):
-            entry["aggregation"] = Function(f"{ADAPTERS}.{agg.rsplit('.', 1)[1]}")
+            name = agg.rsplit(".", 1)[1]
+            if not callable(getattr(adapters, name, None)):
+                raise ValueError(f"names {agg}, which has no lm-eval adapter: add {name} to {ADAPTERS}")
+            entry["aggregation"] = Function(f"{ADAPTERS}.{name}")
         out.append(entry)
     return {"metric_list": out}
 
