@@ -105,8 +105,9 @@ def test_every_yaml_builds_in_lm_eval_task_manager(tmp_path, hub_dataset, monkey
         assert built.doc_to_text(doc) == "<image>" * len(images) + hooks.doc_to_text(doc)
         assert built.config.generation_kwargs == {"until": [], "max_gen_toks": 8192, "temperature": 0.0, "do_sample": False}
         # the lmms-eval scorer of this task, bound to its rule in task_rules.RULES
-        assert built.config.process_results is getattr(hooks, f"process_results_{task}")
-        assert built.config.process_results.rule == rule_for_task(task)
+        scorer = built.config.process_results
+        assert (scorer.__module__, scorer.__name__) == (hooks.__name__, f"process_results_{task}")
+        assert scorer.rule == rule_for_task(task)
         assert set(built.aggregation()) == set(hooks.METRICS)
 
 
