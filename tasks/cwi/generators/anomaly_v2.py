@@ -10,8 +10,12 @@ The answer is the sorted set of [row, col] cells. Rule (card): exact set.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, prompt_ints, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "anomaly_v2"
 
 GAP = 4
 _TIERS = {
@@ -27,19 +31,14 @@ def _prompt(rows: int, cols: int) -> str:
         f"This image is a grid of {rows} rows and {cols} columns of tiles, separated by {GAP}-px "
         "grey gaps. All tiles are copies of the same picture (each with its own slight noise), "
         "except a few cells where a small part of the picture was altered. Which cells are "
-        "different? Cells are [row, column], 0-based, row 0 at the top, column 0 at the left.\n"
-        "Answer inside <answer>…</answer> as the list of all altered cells sorted by row then "
-        "column, e.g. <answer>[[0,3],[2,1]]</answer>."
-    )
+        "different? Cells are [row, column], 0-based, row 0 at the top, column 0 at the left."
+    ) + answer_instruction("as the list of all altered cells sorted by row then column", "[[0,3],[2,1]]")
 
 
 def parse_grid(prompt: str):
-    import re
-
-    m = re.search(r"grid of (\d+) rows and (\d+) columns of tiles, separated by (\d+)-px", prompt)
-    if not m:
-        raise ValueError("anomaly_v2 prompt lacks the grid size")
-    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    """(rows, cols, gap) as the prompt states them."""
+    pattern = r"grid of (\d+) rows and (\d+) columns of tiles, separated by (\d+)-px"
+    return prompt_ints(prompt, pattern, "the anomaly_v2 grid size")
 
 
 def cells_str(cells) -> str:
@@ -48,7 +47,6 @@ def cells_str(cells) -> str:
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
@@ -57,7 +55,8 @@ def generate(rng, tier: str) -> GeneratedItem:
     cell = p["cell"]
     w, h = cols * cell + (cols + 1) * GAP, rows * cell + (rows + 1) * GAP
     prompt = _prompt(rows, cols)
-    for _attempt in range(200):
+
+    def draw(_attempt):
         tile = np.asarray(random_photo(rng, cell, cell), dtype=np.float64)
         tile = 12 + tile * (231 / 255)  # room for the shift and the noise without clipping
         k = int(rng.integers(p["count"][0], p["count"][1] + 1))
@@ -80,14 +79,9 @@ def generate(rng, tier: str) -> GeneratedItem:
                     changes.append(
                         {"cell": [r, c], "patch_xy": [px, py], "size": s, "delta": round(delta, 3), "channel": channel}
                     )
-                if p["noise"]:
-                    t = t + rng.normal(0, p["noise"], size=t.shape)
+                t = add_noise(t, rng, p["noise"])
                 y0, x0 = GAP + r * (cell + GAP), GAP + c * (cell + GAP)
                 img[y0 : y0 + cell, x0 : x0 + cell] = t
-        image = Image.fromarray(np.clip(np.round(img), 0, 255).astype(np.uint8))
-        answer = cells_str(cells)
-        if shortcut_hits("anomaly_v2", answer, shortcut_answers(image, None, prompt)):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -99,8 +93,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "anomalies": changes,
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=image, image_2=None, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("anomaly_v2: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(to_pil(img), None, prompt, cells_str(cells), meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

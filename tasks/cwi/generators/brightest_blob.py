@@ -10,8 +10,14 @@ does not move a peak. Rule (card): within 2 px (Euclidean, as the task YAML decl
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from dataclasses import replace
+
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "brightest_blob"
 
 W, H = 480, 360
 _TIERS = {
@@ -25,18 +31,17 @@ PROMPT = (
     "This 480x360 image shows several soft bright blobs on a darker background with a little "
     "noise. Find the blob whose peak is the brightest (the highest intensity of the noise-free "
     "picture) and give the position of its centre in pixels (x to the right, y down, origin at "
-    "the top-left corner of the image; sub-pixel precision is welcome).\n"
-    "Answer inside <answer>…</answer> as x,y, e.g. <answer>123.4,87.9</answer>."
-)
+    "the top-left corner of the image; sub-pixel precision is welcome)."
+) + answer_instruction("as x,y", "123.4,87.9")
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     p = tier_params(_TIERS, tier)
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
-    for _attempt in range(200):
+
+    def draw(_attempt):
         n = int(rng.integers(p["blobs"][0], p["blobs"][1] + 1))
         base = float(rng.uniform(20, 50))
         gdir = rng.uniform(-1, 1, size=2)
@@ -52,7 +57,7 @@ def generate(rng, tier: str) -> GeneratedItem:
                     blobs.append((cx, cy, s, 0.0))
                     break
         if len(blobs) < n:
-            continue
+            return None
         # peak levels: the winner beats the runner-up by the tier's margin
         top = float(rng.uniform(170, 235))
         others = top * (1 - p["margin"]) - rng.uniform(0, 0.35, size=n - 1) * top
@@ -72,32 +77,28 @@ def generate(rng, tier: str) -> GeneratedItem:
             )
             final.append((cx, cy, s, float(amp), float(pk)))
         if len(final) < n:
-            continue
-        if p["noise"]:
-            img = img + rng.normal(0, p["noise"], size=img.shape)
-        grey = np.clip(np.round(img), 0, 255).astype(np.uint8)
-        image = Image.fromarray(np.repeat(grey[:, :, None], 3, axis=2))
+            return None
+        image = to_pil(add_noise(img, rng, p["noise"]))
         cx, cy = final[0][0], final[0][1]
-        answer = f"{cx:.1f},{cy:.1f}"
-        if shortcut_hits("brightest_blob", answer, shortcut_answers(image, None, PROMPT)):
-            continue
-        order = rng.permutation(n)  # meta lists blobs in random order (index 0 is not special)
         meta = {
             "tier": tier,
             "width": W,
             "height": H,
             "brightest_centre": [round(cx, 3), round(cy, 3)],
             "blobs": [
-                {"x": round(final[i][0], 3), "y": round(final[i][1], 3), "sigma": round(final[i][2], 3),
-                 "amplitude": round(final[i][3], 3), "peak": round(final[i][4], 3)}
-                for i in order
+                {"x": round(x, 3), "y": round(y, 3), "sigma": round(s, 3), "amplitude": round(a, 3), "peak": round(pk, 3)}
+                for x, y, s, a, pk in final
             ],
             "margin": p["margin"],
             "noise_sigma": p["noise"],
             "gradient": grad,
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("brightest_blob: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(image, None, PROMPT, f"{cx:.1f},{cy:.1f}", meta)
+
+    item = draw_until_clear(TASK, shortcut_answers, draw)
+    blobs = item.meta["blobs"]
+    order = rng.permutation(len(blobs))  # meta lists blobs in random order (index 0 is not special)
+    return replace(item, meta={**item.meta, "blobs": [blobs[i] for i in order]})
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

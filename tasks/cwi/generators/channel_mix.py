@@ -10,8 +10,12 @@ Rule (card): R,G,B each within +-8.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, prompt_ints, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "channel_mix"
 
 _TIERS = {
     "easy": dict(size=(480, 360), kind="permutation", offset=0, noise=0.0),
@@ -20,39 +24,29 @@ _TIERS = {
     "expert": dict(size=(640, 480), kind="mix", mix=0.9, offset=60, noise=6.0),
 }
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
-)
-
-
 def _prompt(q) -> str:
     return (
         "The second image is the first image after an unknown colour transform that mixes the "
         "channels: every pixel's new (R,G,B) is the same affine function of its old (R,G,B) "
         "(a 3x3 matrix plus an offset), then clipped to 0-255 and rounded, with a little noise. "
         f"What colour does the pixel colour ({int(q[0])},{int(q[1])},{int(q[2])}) become under "
-        "this transform?\n" + _FORMAT
-    )
+        "this transform?"
+    ) + answer_instruction("as R,G,B with integers 0-255", "120,64,200")
 
 
 def _query(prompt: str):
-    import re
-
-    m = re.search(r"pixel colour \((\d+),(\d+),(\d+)\)", prompt)
-    if not m:
-        raise ValueError("channel_mix prompt has no query colour '(R,G,B)'")
-    return [int(m.group(i)) for i in (1, 2, 3)]
+    return list(prompt_ints(prompt, r"pixel colour \((\d+),(\d+),(\d+)\)", "the channel_mix query colour '(R,G,B)'"))
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         if p["kind"] == "permutation":
             perm = rng.permutation(3)
             while np.all(perm == np.arange(3)):
@@ -66,29 +60,21 @@ def generate(rng, tier: str) -> GeneratedItem:
             )
             off = rng.uniform(-p["offset"], p["offset"], size=3)
         if abs(np.linalg.det(m)) < 0.15:
-            continue
+            return None
         photo = random_photo(rng, w, h)
         src = np.asarray(photo, dtype=np.float64)
-        out = src @ m.T + off
-        if p["noise"]:
-            out = out + rng.normal(0, p["noise"], size=out.shape)
-        out = np.clip(np.round(out), 0, 255).astype(np.uint8)
+        image_2 = to_pil(add_noise(src @ m.T + off, rng, p["noise"]))
+        out = np.asarray(image_2)
         # enough unclipped pixels to see the transform
         if np.all((out > 0) & (out < 255), axis=2).mean() < 0.3:
-            continue
-        image_2 = Image.fromarray(out)
+            return None
         for _q in range(50):
             q = rng.integers(0, 256, size=3)
             target = m @ q + off
             if np.all((target >= 2) & (target <= 253)):
                 break
         else:
-            continue
-        gold = np.round(target).astype(int)
-        prompt = _prompt(q)
-        shortcuts = shortcut_answers(photo, image_2, prompt)
-        if shortcut_hits("channel_mix", ",".join(str(int(v)) for v in gold), shortcuts):
-            continue
+            return None
         meta = {
             "tier": tier,
             "width": w,
@@ -99,9 +85,10 @@ def generate(rng, tier: str) -> GeneratedItem:
             "target_rgb_exact": [round(float(v), 4) for v in target],
             "noise_sigma": p["noise"],
         }
-        answer = ",".join(str(int(v)) for v in gold)
-        return GeneratedItem(image=photo, image_2=image_2, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("channel_mix: no sample escaped the shortcuts in 200 attempts")
+        answer = ",".join(str(int(v)) for v in np.round(target).astype(int))
+        return GeneratedItem(photo, image_2, _prompt(q), answer, meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -10,8 +10,12 @@ answer is the centre in canvas pixels. Rule (card): within 4 px (Euclidean, as t
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "circle_fit"
 
 W, H = 480, 360
 _TIERS = {
@@ -27,9 +31,8 @@ PROMPT = (
     "This 480x360 image shows one circular arc (part of a circle) among some straight strokes "
     "and specks. Where is the centre of the circle that the arc belongs to (the centre lies "
     "inside the image; the radius is between 60 and 260 px)? Give it in pixels (x to the right, "
-    "y down, origin at the top-left corner).\n"
-    "Answer inside <answer>…</answer> as x,y, e.g. <answer>231.5,160.0</answer>."
-)
+    "y down, origin at the top-left corner)."
+) + answer_instruction("as x,y", "231.5,160.0")
 
 
 def _segment_distance(xs, ys, x1, y1, x2, y2) -> float:
@@ -44,10 +47,10 @@ def _segment_distance(xs, ys, x1, y1, x2, y2) -> float:
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
-    from PIL import Image
 
     p = tier_params(_TIERS, tier)
-    for _attempt in range(300):
+
+    def draw(_attempt):
         cx, cy = float(rng.uniform(20, W - 20)), float(rng.uniform(20, H - 20))
         r = float(rng.uniform(*R_RANGE))
         span = float(rng.uniform(*p["span"]))
@@ -55,10 +58,10 @@ def generate(rng, tier: str) -> GeneratedItem:
         t = np.deg2rad(np.linspace(start, start + span, max(60, int(span * r / 4))))
         xs, ys = cx + r * np.cos(t), cy + r * np.sin(t)
         if xs.min() < 4 or xs.max() > W - 5 or ys.min() < 4 or ys.max() > H - 5:
-            continue  # the whole arc must be on the canvas
+            return None  # the whole arc must be on the canvas
         arc_len = np.deg2rad(span) * r
         if arc_len < MIN_ARC_PX:
-            continue  # too few pixels to pin the centre down to a few px
+            return None  # too few pixels to pin the centre down to a few px
         bg = float(rng.uniform(215, 250))
         ink = float(rng.uniform(20, 70))
         canvas = np.full((H * 4, W * 4), bg, np.float32)  # draw at 4x, then area-downsample (anti-aliasing)
@@ -81,13 +84,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         for _ in range(p["specks"]):
             sx, sy = int(rng.integers(0, W - 2)), int(rng.integers(0, H - 2))
             img[sy : sy + 2, sx : sx + 2] = ink
-        if p["noise"]:
-            img = img + rng.normal(0, p["noise"], size=img.shape).astype(np.float32)
-        grey = np.clip(np.round(img), 0, 255).astype(np.uint8)
-        image = Image.fromarray(np.repeat(grey[:, :, None], 3, axis=2))
-        answer = f"{cx:.1f},{cy:.1f}"
-        if shortcut_hits("circle_fit", answer, shortcut_answers(image, None, PROMPT)):
-            continue
+        image = to_pil(add_noise(img, rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": W,
@@ -100,8 +97,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "lines_same_ink": p["same_ink"],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("circle_fit: no sample escaped the shortcuts in 300 attempts")
+        return GeneratedItem(image, None, PROMPT, f"{cx:.1f},{cy:.1f}", meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw, attempts=300)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -16,8 +16,10 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import answer_instruction, draw_until_clear, tier_params
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "color_count"
 
 # total colour count, hidden near-duplicates, their channel difference range, specks (one
 # canvas size for every tier, so that the size does not tell which count range applies)
@@ -35,9 +37,8 @@ PROMPT = (
     "This drawing is made of flat-coloured shapes without anti-aliasing. Some colours differ "
     "from others by only a few units in one channel, and some shapes are only a few pixels "
     "large. How many distinct RGB colour values (exact 8-bit triples) appear in the image, "
-    "counting the background colour too?\n"
-    "Answer inside <answer>…</answer> with a single integer, e.g. <answer>12</answer>."
-)
+    "counting the background colour too?"
+) + answer_instruction("with a single integer", "12")
 
 
 def _distinct_colour(rng, palette, min_dist):
@@ -61,12 +62,13 @@ def generate(rng, tier: str) -> GeneratedItem:
     # below redraws the picture for this same count
     counts = [c for c in range(p["count"][0], p["count"][1] + 1) if c != CONSTANT_GUESS]
     target = counts[int(rng.integers(len(counts)))]
-    for _attempt in range(100):
+
+    def draw(_attempt):
         n_near = int(rng.integers(p["near"][0], p["near"][1] + 1))
         n_speck = int(rng.integers(p["specks"][0], p["specks"][1] + 1))
         n_vis = target - 1 - n_near - n_speck
         if n_vis < max(2, n_near):
-            continue
+            return None
         palette = []
         for _ in range(n_vis + 1):  # +1: background
             palette.append(_distinct_colour(rng, palette, 40))
@@ -110,14 +112,8 @@ def generate(rng, tier: str) -> GeneratedItem:
                 label[y : y + s, x : x + s] = i
         present = np.unique(label)
         if len(present) != target:
-            continue  # a colour was painted over completely: draw again
-        pal = np.array(palette, dtype=np.uint8)
-        img = pal[label]
-        answer = str(int(len(present)))
-        image = Image.fromarray(img)
-        shortcuts = shortcut_answers(image, None, PROMPT)
-        if shortcut_hits("color_count", answer, shortcuts):
-            continue
+            return None  # a colour was painted over completely: draw again
+        image = Image.fromarray(np.array(palette, dtype=np.uint8)[label])
         meta = {
             "tier": tier,
             "width": w,
@@ -130,8 +126,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "present_labels": [int(v) for v in present],
             "count": int(len(present)),
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("color_count: no sample escaped the shortcuts in 100 attempts")
+        return GeneratedItem(image, None, PROMPT, str(int(len(present))), meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

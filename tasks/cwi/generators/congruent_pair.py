@@ -12,8 +12,10 @@ Rule (card): exact pair.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import answer_instruction, draw_until_clear, prompt_ints, tier_params
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
+
+TASK = "congruent_pair"
 
 CELL = 120
 _TIERS = {
@@ -32,19 +34,13 @@ def _prompt(rows: int, cols: int) -> str:
         f"in the second image {n} to {2 * n - 1}, row by row from the top-left cell. Exactly one "
         "shape of the first image is congruent to exactly one shape of the second image (same "
         "shape and size, only rotated and moved; no mirror images); all the others differ "
-        "slightly. Which pair is congruent?\n"
-        f"Answer inside <answer>…</answer> as [i,j] with i from the first image and j from the "
-        f"second, e.g. <answer>[2,{n + 3}]</answer>."
-    )
+        "slightly. Which pair is congruent?"
+    ) + answer_instruction("as [i,j] with i from the first image and j from the second", f"[2,{n + 3}]")
 
 
 def parse_grid(prompt: str):
-    import re
-
-    m = re.search(r"grid of (\d+) rows x (\d+) columns", prompt)
-    if not m:
-        raise ValueError("congruent_pair prompt lacks the grid size")
-    return int(m.group(1)), int(m.group(2))
+    """(rows, cols) as the prompt states them."""
+    return prompt_ints(prompt, r"grid of (\d+) rows x (\d+) columns", "the congruent_pair grid size")
 
 
 def _render(rng, polys, rows, cols):
@@ -82,7 +78,8 @@ def generate(rng, tier: str) -> GeneratedItem:
     rows, cols = p["grid"]
     n = rows * cols
     prompt = _prompt(rows, cols)
-    for _attempt in range(200):
+
+    def draw_shapes(_attempt):
         nv = int(rng.integers(p["vertices"][0], p["vertices"][1] + 1))
         # vertex angles: evenly spread with jitter, so no vertex sits in a sliver
         angles = (np.arange(nv) + rng.uniform(-0.3, 0.3, size=nv)) * (2 * np.pi / nv) + rng.uniform(0, 2 * np.pi)
@@ -112,31 +109,31 @@ def generate(rng, tier: str) -> GeneratedItem:
             polys.append((angles, radii))
             perturbations.append(moved)
         if len(polys) < 2 * n:
-            continue
+            return None
         i = int(rng.integers(0, n))
         j = int(rng.integers(n, 2 * n))
         polys[i] = (angles, base.copy())
         polys[j] = (angles, base.copy())
         perturbations[i] = perturbations[j] = []
-        answer = f"[{i},{j}]"
-        # the fixed guesses are rejected before drawing (they do not depend on the pixels)
-        if shortcut_hits("congruent_pair", answer, shortcut_answers(None, None, prompt)):
-            continue
-        image, place_a = _render(rng, polys[:n], rows, cols)
-        image_2, place_b = _render(rng, polys[n:], rows, cols)
-        meta = {
-            "tier": tier,
-            "rows": rows,
-            "cols": cols,
-            "cell_px": CELL,
-            "pair": [i, j],
-            "vertex_angles_rad": [round(float(a), 5) for a in angles],
-            "base_radii_px": [round(float(r), 4) for r in base],
-            "perturbations": perturbations,
-            "placements": place_a + place_b,
-        }
-        return GeneratedItem(image=image, image_2=image_2, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("congruent_pair: no sample escaped the shortcuts in 200 attempts")
+        return Draft(f"[{i},{j}]", prompt, (polys, angles, base, perturbations, i, j))
+
+    # the fixed guesses are rejected before drawing (they do not depend on the pixels)
+    shapes = draw_until_clear(TASK, shortcut_answers, draw_shapes)
+    polys, angles, base, perturbations, i, j = shapes.values
+    image, place_a = _render(rng, polys[:n], rows, cols)
+    image_2, place_b = _render(rng, polys[n:], rows, cols)
+    meta = {
+        "tier": tier,
+        "rows": rows,
+        "cols": cols,
+        "cell_px": CELL,
+        "pair": [i, j],
+        "vertex_angles_rad": [round(float(a), 5) for a in angles],
+        "base_radii_px": [round(float(r), 4) for r in base],
+        "perturbations": perturbations,
+        "placements": place_a + place_b,
+    }
+    return GeneratedItem(image, image_2, prompt, shapes.answer, meta)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

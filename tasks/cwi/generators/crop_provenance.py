@@ -14,8 +14,12 @@ tiers: wider resize range, more noise, brightness/contrast change.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import box_str, shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, box_str, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "crop_provenance"
 
 _TIERS = {
     "easy": dict(size=(480, 360), scale=(1.0, 1.0), noise=0.0, gain=0.0),
@@ -27,9 +31,9 @@ _AREA = (0.02, 0.15)  # crop area / photo area, log-uniform, shared by all tiers
 
 _MIN_CROP_STD = 12.0
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as a box [x1,y1,x2,y2] in the first image's coordinates "
-    "normalised to 0-1000 (x to the right, y down; integers), e.g. <answer>[120,340,410,600]</answer>."
+_FORMAT = answer_instruction(
+    "as a box [x1,y1,x2,y2] in the first image's coordinates normalised to 0-1000 (x to the right, y down; integers)",
+    "[120,340,410,600]",
 )
 
 
@@ -42,7 +46,7 @@ def _prompt(scaled: bool) -> str:
     )
     return (
         "The second image is a rectangular crop of the first image. " + how + "Where in the first "
-        "image was the crop taken from?\n" + _FORMAT
+        "image was the crop taken from?" + _FORMAT
     )
 
 
@@ -59,27 +63,21 @@ def generate(rng, tier: str) -> GeneratedItem:
     aspect = float(rng.uniform(0.6, 1.6))
     cw = min(w - 8, int(round(np.sqrt(area * aspect))))
     ch = min(h - 8, int(round(np.sqrt(area / aspect))))
-    for _attempt in range(200):
+
+    def draw(_attempt):
         photo = random_photo(rng, w, h)
         x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
         crop = photo.crop((x0, y0, x0 + cw, y0 + ch))
         if float(np.asarray(crop.convert("L"), dtype=np.float64).std()) < _MIN_CROP_STD:
-            continue  # a flat crop (sky, wall) matches everywhere: no answer exists
+            return None  # a flat crop (sky, wall) matches everywhere: no answer exists
         scale = float(np.round(rng.uniform(*p["scale"]), 3))
         if scale != 1.0:
             crop = crop.resize((max(8, int(round(cw * scale))), max(8, int(round(ch * scale)))), Image.BICUBIC)
         arr = np.asarray(crop, dtype=np.float64)
         gain = 1.0 + float(rng.uniform(-p["gain"], p["gain"]))
         bias = float(rng.uniform(-20, 20)) if p["gain"] else 0.0
-        arr = (arr - 128) * gain + 128 + bias
-        if p["noise"]:
-            arr = arr + rng.normal(0, p["noise"], size=arr.shape)
-        crop = Image.fromarray(np.clip(np.round(arr), 0, 255).astype(np.uint8))
+        crop = to_pil(add_noise((arr - 128) * gain + 128 + bias, rng, p["noise"]))
         box = (x0 / w * 1000, y0 / h * 1000, (x0 + cw) / w * 1000, (y0 + ch) / h * 1000)
-        answer = box_str(box)
-        prompt = _prompt(p["scale"] != (1.0, 1.0))
-        if shortcut_hits("crop_provenance", answer, shortcut_answers(photo, crop, prompt)):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -90,8 +88,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "bias": round(bias, 3),
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=photo, image_2=crop, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("crop_provenance: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(photo, crop, _prompt(p["scale"] != (1.0, 1.0)), box_str(box), meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

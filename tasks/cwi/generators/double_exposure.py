@@ -13,7 +13,7 @@ Rule (card): count and order match and every shift within ±8 px.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, int_list, photo_array, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
@@ -64,7 +64,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         # separation around the wrap: a shift of s equals s - w
         if any(min(abs(a - b), w - abs(a - b)) < _MIN_SEP for i, a in enumerate(shifts) for b in shifts[i + 1 :]):
             return None
-        return Draft("[" + ",".join(map(str, shifts)) + "]", prompt, shifts)
+        return Draft(int_list(shifts), prompt, shifts)
 
     drawn = draw_until_clear(TASK, shortcut_answers, draw_shifts)
     shifts = drawn.values

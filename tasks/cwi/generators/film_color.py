@@ -9,8 +9,12 @@ image_2 on image does it). Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "film_color"
 
 _TIERS = {
     "easy": dict(size=(480, 360), alpha=(0.35, 0.65), noise=0.0, stated=True),
@@ -18,11 +22,6 @@ _TIERS = {
     "hard": dict(size=(512, 384), alpha=(0.2, 0.5), noise=3.0, stated=False),
     "expert": dict(size=(640, 480), alpha=(0.15, 0.4), noise=6.0, stated=False),
 }
-
-_FORMAT = (
-    "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
-)
-
 
 def _prompt(alpha: float | None) -> str:
     opacity = (
@@ -35,34 +34,25 @@ def _prompt(alpha: float | None) -> str:
         "translucent colour film: every pixel became (1 - opacity) * original + opacity * "
         "film_colour, per channel, plus a little sensor noise. "
         + opacity
-        + "What is the film colour?\n"
-        + _FORMAT
+        + "What is the film colour?"
+        + answer_instruction("as R,G,B with integers 0-255", "120,64,200")
     )
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(100):
+
+    def draw(_attempt):
         photo = random_photo(rng, w, h)
         src = np.asarray(photo, dtype=np.float64)
         alpha = float(np.round(rng.uniform(*p["alpha"]), 3))
         colour = rng.integers(0, 256, size=3)
-        out = (1 - alpha) * src + alpha * colour
-        if p["noise"]:
-            out = out + rng.normal(0, p["noise"], size=out.shape)
-        out = np.clip(np.round(out), 0, 255).astype(np.uint8)
-        image_2 = Image.fromarray(out)
-        prompt = _prompt(alpha if p["stated"] else None)
-        answer = ",".join(str(int(v)) for v in colour)
-        shortcuts = shortcut_answers(photo, image_2, prompt)
-        if shortcut_hits("film_color", answer, shortcuts):
-            continue
+        image_2 = to_pil(add_noise((1 - alpha) * src + alpha * colour, rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": w,
@@ -72,8 +62,10 @@ def generate(rng, tier: str) -> GeneratedItem:
             "film_rgb": [int(v) for v in colour],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=photo, image_2=image_2, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("film_color: no sample escaped the shortcuts in 100 attempts")
+        answer = ",".join(str(int(v)) for v in colour)
+        return GeneratedItem(photo, image_2, _prompt(alpha if p["stated"] else None), answer, meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

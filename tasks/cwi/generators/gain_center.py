@@ -10,8 +10,12 @@ Rule (card): count and order match, every centre within 15 px (Euclidean).
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "gain_center"
 
 _TIERS = {
     "easy": dict(size=(480, 360), k=(1, 1), strength=(0.3, 0.8), sigma=(40, 70), noise=0.0),
@@ -22,15 +26,14 @@ _TIERS = {
 _MIN_STRENGTH_GAP = 0.1
 _DIM = 0.58
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as a list of [x,y] centres in pixels, strongest first "
-    "(x to the right, y down, origin at the top-left), e.g. <answer>[[320,140],[95,260]]</answer>."
-)
 PROMPT = (
     "The second image is the first image lit by one or more soft round spotlights: each "
     "spotlight multiplies the brightness around its centre by a gain that falls off smoothly "
     "(a Gaussian bump), and the spotlights have different strengths. Give the centre of every "
-    "spotlight, ordered from the strongest to the weakest.\n" + _FORMAT
+    "spotlight, ordered from the strongest to the weakest."
+) + answer_instruction(
+    "as a list of [x,y] centres in pixels, strongest first (x to the right, y down, origin at the top-left)",
+    "[[320,140],[95,260]]",
 )
 
 
@@ -47,11 +50,12 @@ def generate(rng, tier: str) -> GeneratedItem:
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    for _attempt in range(300):
+
+    def draw(_attempt):
         k = int(rng.integers(p["k"][0], p["k"][1] + 1))
         strengths = np.sort(rng.uniform(*p["strength"], size=k))[::-1]
         if k > 1 and np.min(-np.diff(strengths)) < _MIN_STRENGTH_GAP:
-            continue
+            return None
         spots = []
         for s in strengths:
             for _try in range(100):
@@ -61,16 +65,14 @@ def generate(rng, tier: str) -> GeneratedItem:
                     spots.append((cx, cy, sg, float(s)))
                     break
         if len(spots) < k:
-            continue
+            return None
         # a dim scene (58 % of the photo's levels), so the lit areas mostly stay below 255
         src = np.round(np.asarray(random_photo(rng, w, h), dtype=np.float32) * _DIM)
         photo = Image.fromarray(src.astype(np.uint8))
         gain = np.ones((h, w), np.float32)
         for cx, cy, sg, s in spots:
             gain += s * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sg * sg))
-        out = src * gain[:, :, None]
-        if p["noise"]:
-            out = out + rng.normal(0, p["noise"], size=out.shape).astype(np.float32)
+        out = add_noise(src * gain[:, :, None], rng, p["noise"])
         # the photo must show the light: around each centre, enough pixels neither black nor
         # saturated
         usable = True
@@ -80,11 +82,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             if ((patch > 15) & (patch < 250)).mean() < 0.5:
                 usable = False
         if not usable:
-            continue
-        image_2 = Image.fromarray(np.clip(np.round(out), 0, 255).astype(np.uint8))
-        answer = points_str([(cx, cy) for cx, cy, _sg, _s in spots])
-        if shortcut_hits("gain_center", answer, shortcut_answers(photo, image_2, PROMPT)):
-            continue
+            return None
         meta = {
             "tier": tier,
             "width": w,
@@ -95,8 +93,10 @@ def generate(rng, tier: str) -> GeneratedItem:
             ],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=photo, image_2=image_2, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("gain_center: no sample escaped the shortcuts in 300 attempts")
+        answer = points_str([(cx, cy) for cx, cy, _sg, _s in spots])
+        return GeneratedItem(photo, to_pil(out), PROMPT, answer, meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw, attempts=300)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

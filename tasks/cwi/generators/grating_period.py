@@ -10,8 +10,12 @@ stripes. Rule (card): within +-1.5.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "grating_period"
 
 # Periods are spread wide because the tolerance is absolute (+-1.5 px): over a flat range R a
 # single constant answer hits ~3 / R of the items. The expert tier (a disc over a photo) stops
@@ -26,21 +30,20 @@ _TIERS = {
 
 PROMPT = (
     "This image contains a periodic stripe pattern (a grating). What is its period: the "
-    "distance in pixels from one stripe to the next, measured perpendicular to the stripes?\n"
-    "Answer inside <answer>…</answer> as a number with two decimals, e.g. <answer>17.25</answer>."
-)
+    "distance in pixels from one stripe to the next, measured perpendicular to the stripes?"
+) + answer_instruction("as a number with two decimals", "17.25")
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
-    for _attempt in range(200):
+
+    def draw(_attempt):
         period = float(np.round(rng.uniform(*p["periods"]), 2))
         theta = float(rng.choice([0.0, 90.0])) if p["axis"] else float(np.round(rng.uniform(0, 180), 2))
         phase = float(rng.uniform(0, 2 * np.pi))
@@ -62,13 +65,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= rad * rad
             img = np.where(inside, img, ph)
             disc = [round(cx, 2), round(cy, 2), round(rad, 2)]
-        if p["noise"]:
-            img = img + rng.normal(0, p["noise"], size=img.shape)
-        grey = np.clip(np.round(img), 0, 255).astype(np.uint8)
-        image = Image.fromarray(np.repeat(grey[:, :, None], 3, axis=2))
-        answer = f"{period:.2f}"
-        if shortcut_hits("grating_period", answer, shortcut_answers(image, None, PROMPT)):
-            continue
+        image = to_pil(add_noise(img, rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": w,
@@ -83,8 +80,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "disc_xyr": disc,
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("grating_period: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(image, None, PROMPT, f"{period:.2f}", meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

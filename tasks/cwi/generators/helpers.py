@@ -70,6 +70,25 @@ def answer_instruction(how: str, example: str) -> str:
     return f"\nAnswer inside <answer>…</answer> {how}, e.g. <answer>{example}</answer>."
 
 
+def int_list(values) -> str:
+    """Integers as the gold spelling of a list, ``[2,0,1]`` (no spaces)."""
+    return "[" + ",".join(str(int(v)) for v in values) + "]"
+
+
+def prompt_ints(prompt: str, pattern: str, what: str) -> tuple[int, ...]:
+    """The integers captured by the groups of ``pattern`` in a generated prompt.
+
+    Shortcut answers read the item's layout back from its prompt; a prompt without it is a
+    ValueError that names ``what`` was looked for.
+    """
+    import re
+
+    m = re.search(pattern, prompt)
+    if not m:
+        raise ValueError(f"the prompt lacks {what}")
+    return tuple(int(v) for v in m.groups())
+
+
 def box_str(box) -> str:
     """A box as the gold spelling ``[x1,y1,x2,y2]`` (integers, 0-1000 normalised by the caller)."""
     return "[" + ",".join(str(int(round(v))) for v in box) + "]"

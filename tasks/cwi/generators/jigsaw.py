@@ -10,7 +10,7 @@ Rule (card): the full sequence exact.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, photo_array, retry, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, int_list, photo_array, prompt_ints, retry, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
@@ -32,13 +32,14 @@ PROMPT = (
 )
 
 
-def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
-    import re
+def grid_size(prompt: str) -> int:
+    """g of the g x g puzzle, as the prompt states it (also rotated_jigsaw's)."""
+    return prompt_ints(prompt, r"into a (\d{1,2})x", "the puzzle's grid size")[0]
 
-    m = re.search(r"into a (\d{1,2})x", prompt)
-    n = int(m.group(1)) ** 2 if m else 9
-    ident = list(range(n))
-    return {"identity": str(ident).replace(" ", ""), "reverse": str(ident[::-1]).replace(" ", "")}
+
+def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
+    ident = list(range(grid_size(prompt) ** 2))
+    return {"identity": int_list(ident), "reverse": int_list(ident[::-1])}
 
 
 def tiles(a, g: int, size: int):
@@ -91,7 +92,7 @@ def generate(rng, tier: str) -> GeneratedItem:
     p = tier_params(_TIERS, tier)
     g = p["grid"]
     prompt = PROMPT.format(g=g, last=g * g - 1) + answer_instruction(
-        f"as a list of {g * g} piece numbers", "[" + ",".join(str(v) for v in range(g * g)[::-1]) + "]"
+        f"as a list of {g * g} piece numbers", int_list(range(g * g)[::-1])
     )
     a, ref = puzzle_photo(rng, g, p["ref_scale"])
 
@@ -100,7 +101,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         order = [0] * (g * g)
         for k, pos in enumerate(perm):
             order[pos] = k
-        return Draft("[" + ",".join(map(str, order)) + "]", prompt, (perm, order))
+        return Draft(int_list(order), prompt, (perm, order))
 
     shuffle = draw_until_clear(TASK, shortcut_answers, draw_shuffle)
     perm, order = shuffle.values

@@ -10,8 +10,12 @@ Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    answer_instruction, draw_until_clear, prompt_ints, tier_params,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "patch_mean_dots"
 
 _TIERS = {
     "easy": dict(size=(480, 360), side=(110, 150), radius=(5, 8), colours=(2, 2), decoys=0),
@@ -20,19 +24,9 @@ _TIERS = {
     "expert": dict(size=(640, 480), side=(50, 80), radius=(1, 2), colours=(4, 5), decoys=4),
 }
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as R,G,B with integers 0-255 (rounded), "
-    "e.g. <answer>120,64,200</answer>."
-)
-
-
 def parse_box(prompt: str):
-    import re
-
-    m = re.search(r"x from (\d+) to (\d+) and y from (\d+) to (\d+)", prompt)
-    if not m:
-        raise ValueError("patch_mean_dots prompt lacks the patch box")
-    return tuple(int(m.group(i)) for i in (1, 2, 3, 4))
+    """(x0, x1, y0, y1) of the target patch, as the prompt states it."""
+    return prompt_ints(prompt, r"x from (\d+) to (\d+) and y from (\d+) to (\d+)", "the patch_mean_dots patch box")
 
 
 def _prompt(x0, x1, y0, y1, decoys) -> str:
@@ -41,8 +35,8 @@ def _prompt(x0, x1, y0, y1, decoys) -> str:
         "A square patch covered in coloured dots is printed on this photo." + more + " The target "
         f"patch covers the pixels with x from {x0} to {x1} and y from {y0} to {y1} "
         f"(x0 <= x < x1, y0 <= y < y1; x to the right, y down, origin at the top-left pixel). What "
-        "is the mean colour of the pixels in that box (each channel averaged over all its pixels)?\n"
-        + _FORMAT
+        "is the mean colour of the pixels in that box (each channel averaged over all its pixels)?"
+        + answer_instruction("as R,G,B with integers 0-255 (rounded)", "120,64,200")
     )
 
 
@@ -75,7 +69,8 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         img = np.asarray(random_photo(rng, w, h)).copy()
         boxes = []
         for k in range(1 + p["decoys"]):
@@ -89,7 +84,7 @@ def generate(rng, tier: str) -> GeneratedItem:
                 break
             boxes.append((x0, y0, side))
         if len(boxes) != 1 + p["decoys"]:
-            continue
+            return None
         info = None
         for k, (x0, y0, side) in enumerate(boxes):
             patch, base, cols = _dotted_patch(rng, side, p)
@@ -99,11 +94,6 @@ def generate(rng, tier: str) -> GeneratedItem:
                 info = (x0, y0, side, base, cols)
         x0, y0, side, base, cols = info
         mean = img[y0 : y0 + side, x0 : x0 + side].reshape(-1, 3).astype(np.float64).mean(0)
-        image = Image.fromarray(img)
-        prompt = _prompt(x0, x0 + side, y0, y0 + side, p["decoys"])
-        shortcuts = shortcut_answers(image, None, prompt)
-        if shortcut_hits("patch_mean_dots", ",".join(str(int(round(v))) for v in mean), shortcuts):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -116,8 +106,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "mean_rgb_exact": [round(float(v), 4) for v in mean],
         }
         answer = ",".join(str(int(round(v))) for v in mean)
-        return GeneratedItem(image=image, image_2=None, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("patch_mean_dots: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(Image.fromarray(img), None, _prompt(x0, x0 + side, y0, y0 + side, p["decoys"]), answer, meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -16,8 +16,10 @@ Rule (card): exact integer.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
-from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+from lmms_plugins.tasks.cwi.generators.helpers import answer_instruction, draw_until_clear, retry, tier_params
+from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
+
+TASK = "peak_count"
 
 COUNT_RANGE = (3, 45)  # shared by all tiers
 SIZE = (640, 360)  # one chart size, so the size says nothing about the count or the tier
@@ -35,9 +37,8 @@ CONSTANT_GUESS = 10
 
 PROMPT = (
     "This chart plots a curve (black) and a horizontal red dashed threshold line. How many "
-    "peaks of the curve (local maxima) lie above the threshold line?\n"
-    "Answer inside <answer>…</answer> with a single integer, e.g. <answer>9</answer>."
-)
+    "peaks of the curve (local maxima) lie above the threshold line?"
+) + answer_instruction("with a single integer", "9")
 
 
 def generate(rng, tier: str) -> GeneratedItem:
@@ -52,10 +53,13 @@ def generate(rng, tier: str) -> GeneratedItem:
     room = w - 2 * MARGIN - 20  # px of x over which the bump centres spread
     # the count is drawn once, uniformly (so no constant guess is often right); a construction
     # that fails is retried for the same count, which keeps the distribution flat
-    count = int(rng.integers(COUNT_RANGE[0], COUNT_RANGE[1] + 1))
-    while str(count) == str(CONSTANT_GUESS):
-        count = int(rng.integers(COUNT_RANGE[0], COUNT_RANGE[1] + 1))
-    for _attempt in range(400):
+
+    def draw_count(_attempt):
+        return Draft(str(int(rng.integers(COUNT_RANGE[0], COUNT_RANGE[1] + 1))), PROMPT)
+
+    count = int(draw_until_clear(TASK, shortcut_answers, draw_count).answer)
+
+    def draw(attempt):
         n = count + 2 + int(round(count * rng.uniform(*p["distract"])))
         # widths relative to the room per bump; neighbours at least 2.6 sigma apart so each bump
         # keeps its own maximum (sigma <= 0.75 room/n/2.6 always fits), spare width at random
@@ -76,17 +80,17 @@ def generate(rng, tier: str) -> GeneratedItem:
         rows = h - height  # image row of the curve
         peaks, _ = find_peaks(height)
         if len(peaks) <= count:
-            continue
+            return None
         prom = peak_prominences(height, peaks)[0]
         if prom.min() < MIN_PROMINENCE:
-            continue  # a peak a viewer (or a program) could argue about
+            return None  # a peak a viewer (or a program) could argue about
         ph = np.sort(height[peaks])[::-1]
         # the line goes between the count-th and the next peak, clear of both
         if ph[count - 1] - ph[count] < 2 * p["gap"]:
-            continue
+            return None
         thr = float(rng.uniform(ph[count] + p["gap"], ph[count - 1] - p["gap"]))
         if int((height[peaks] > thr).sum()) != count:
-            continue
+            return None
         img = np.full((h, w, 3), 255, np.uint8)
         for gx in range(MARGIN, w - MARGIN + 1, 40):
             cv2.line(img, (gx, MARGIN), (gx, h - MARGIN), (225, 225, 225), 1)
@@ -97,10 +101,6 @@ def generate(rng, tier: str) -> GeneratedItem:
             cv2.line(img, (sx, thr_row), (min(sx + 7, w - MARGIN), thr_row), (220, 30, 30), 1)
         pts = np.stack([x, rows], 1).round().astype(np.int32)
         cv2.polylines(img, [pts], False, (0, 0, 0), 1, cv2.LINE_8)
-        image = Image.fromarray(img)
-        answer = str(count)
-        if shortcut_hits("peak_count", answer, shortcut_answers(image, None, PROMPT)):
-            raise AssertionError("peak_count: the constant guess was excluded above")
         meta = {
             "tier": tier,
             "width": w,
@@ -113,10 +113,11 @@ def generate(rng, tier: str) -> GeneratedItem:
             "threshold_height_px": round(thr, 3),
             "count": count,
             "min_prominence_px": round(float(prom.min()), 3),
-            "attempts": _attempt + 1,
+            "attempts": attempt + 1,
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError(f"peak_count: no construction for count {count} in 400 attempts")
+        return GeneratedItem(Image.fromarray(img), None, PROMPT, str(count), meta)
+
+    return retry(draw, f"{TASK} chart with {count} peaks above the line", attempts=400)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

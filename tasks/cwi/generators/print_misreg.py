@@ -10,8 +10,12 @@ dx, dy each within +-0.3 px.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "print_misreg"
 
 _TIERS = {
     "easy": dict(size=(480, 360), shift=3.0, noise=1.0, blue=False),
@@ -26,24 +30,23 @@ PROMPT = (
     "all carry the same grey-level picture, but the red plate is misregistered: its content is "
     "offset from the green plate by a fraction of a pixel or a few pixels (the blue plate may be "
     "offset as well). How far is the red channel's content shifted relative to the green "
-    "channel's? Positive dx means moved right, positive dy moved down, in pixels.\n"
-    "Answer inside <answer>…</answer> as dx,dy with two decimals, e.g. <answer>1.25,-0.40</answer>."
-)
+    "channel's? Positive dx means moved right, positive dy moved down, in pixels."
+) + answer_instruction("as dx,dy with two decimals", "1.25,-0.40")
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
     from scipy import ndimage
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         dx, dy = (float(v) for v in np.round(rng.uniform(-p["shift"], p["shift"], size=2), 2))
         if max(abs(dx), abs(dy)) < 0.35:
-            continue
+            return None
         big = np.asarray(random_photo(rng, w + 2 * _PAD, h + 2 * _PAD).convert("L"), dtype=np.float64)
         # keep the picture away from 0 and 255 so noise is not clipped
         big = 16 + big * (223 / 255)
@@ -56,13 +59,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         else:
             bdx, bdy = 0.0, 0.0
             blue = green
-        arr = np.stack([red, green, blue], axis=2)
-        if p["noise"]:
-            arr = arr + rng.normal(0, p["noise"], size=arr.shape)
-        image = Image.fromarray(np.clip(np.round(arr), 0, 255).astype(np.uint8))
-        answer = f"{dx:.2f},{dy:.2f}"
-        if shortcut_hits("print_misreg", answer, shortcut_answers(image, None, PROMPT)):
-            continue
+        image = to_pil(add_noise(np.stack([red, green, blue], axis=2), rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": w,
@@ -72,8 +69,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "noise_sigma": p["noise"],
             "resampling": "cubic spline (scipy.ndimage.shift, order 3)",
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("print_misreg: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(image, None, PROMPT, f"{dx:.2f},{dy:.2f}", meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

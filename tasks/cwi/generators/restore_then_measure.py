@@ -15,7 +15,7 @@ Rule (card): the percentage within ±1.5 pp.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, retry, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, prompt_ints, retry, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
@@ -39,11 +39,7 @@ PROMPT = (
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
-    import re
-
-    m = re.search(r"pie chart with (\d{1,2}) sectors", prompt)
-    k = int(m.group(1)) if m else 4
-    return _shortcuts(k)
+    return _shortcuts(prompt_ints(prompt, r"pie chart with (\d{1,2}) sectors", "the number of sectors")[0])
 
 
 def _shortcuts(k: int) -> dict[str, str]:

@@ -10,8 +10,12 @@ Rule (card): IoU >= 0.5 with the true region.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import box_str, shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    answer_instruction, box_str, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "retouch_region"
 
 _TIERS = {
     "easy": dict(size=(480, 360), area=(0.10, 0.20), noise=8.0),
@@ -21,33 +25,31 @@ _TIERS = {
 }
 _RETOUCH_BLUR = 1.2  # px, Gaussian sigma of the retouch
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as a box [x1,y1,x2,y2] normalised to 0-1000 (x to the "
-    "right, y down; integers), e.g. <answer>[120,340,410,600]</answer>."
-)
 PROMPT = (
     "One rectangular region of this photo was retouched (smoothed), which removed the fine "
     "sensor noise that the rest of the picture has; the content itself is unchanged. Which "
-    "rectangle was retouched?\n" + _FORMAT
+    "rectangle was retouched?"
+) + answer_instruction(
+    "as a box [x1,y1,x2,y2] normalised to 0-1000 (x to the right, y down; integers)", "[120,340,410,600]"
 )
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         src = np.asarray(random_photo(rng, w, h), dtype=np.float32)
         area = float(rng.uniform(*p["area"])) * w * h
         aspect = float(rng.uniform(0.5, 2.0))
         rw, rh = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
         if rw >= w - 8 or rh >= h - 8 or min(rw, rh) < 16:
-            continue
+            return None
         x0, y0 = int(rng.integers(0, w - rw + 1)), int(rng.integers(0, h - rh + 1))
         noisy = src + rng.normal(0, p["noise"], size=src.shape).astype(np.float32)
         smooth = cv2.GaussianBlur(src, (0, 0), _RETOUCH_BLUR)
@@ -56,12 +58,8 @@ def generate(rng, tier: str) -> GeneratedItem:
         # clipping kills the noise in saturated areas too; such a region would look retouched
         sat = ((noisy <= 0) | (noisy >= 255)).any(axis=2).mean()
         if sat > 0.02:
-            continue
-        image = Image.fromarray(np.clip(np.round(out), 0, 255).astype(np.uint8))
+            return None
         box = (x0 / w * 1000, y0 / h * 1000, (x0 + rw) / w * 1000, (y0 + rh) / h * 1000)
-        answer = box_str(box)
-        if shortcut_hits("retouch_region", answer, shortcut_answers(image, None, PROMPT)):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -70,8 +68,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "noise_sigma": p["noise"],
             "retouch_blur_sigma": _RETOUCH_BLUR,
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("retouch_region: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(to_pil(out), None, PROMPT, box_str(box), meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

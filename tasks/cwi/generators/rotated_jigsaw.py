@@ -8,10 +8,10 @@ clockwise rots[i] times restores it. Rule (card): the full tile-and-rotation ass
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, int_list, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
-from lmms_plugins.tasks.cwi.generators.jigsaw import PIECE, place_pieces, puzzle_photo
+from lmms_plugins.tasks.cwi.generators.jigsaw import PIECE, grid_size, place_pieces, puzzle_photo
 
 TASK = "rotated_jigsaw"
 _TIERS = {
@@ -29,17 +29,13 @@ PROMPT = (
 )
 
 
-def _fmt(v) -> str:
-    return "[" + ",".join(str(int(x)) for x in v) + "]"
-
-
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
-    import re
-
-    m = re.search(r"into a (\d{1,2})x", prompt)
-    n = int(m.group(1)) ** 2 if m else 4
-    ident = list(range(n))
-    return {"identity": f"tiles={_fmt(ident)}; rots={_fmt([0] * n)}", "identity_unrotated": f"tiles={_fmt(ident)}; rots={_fmt([1] * n)}"}
+    n = grid_size(prompt) ** 2
+    ident = int_list(range(n))
+    return {
+        "identity": f"tiles={ident}; rots={int_list([0] * n)}",
+        "identity_unrotated": f"tiles={ident}; rots={int_list([1] * n)}",
+    }
 
 
 def generate(rng, tier: str) -> GeneratedItem:
@@ -56,7 +52,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         rots = [0] * n
         for k, pos in enumerate(perm):
             order[pos], rots[pos] = k, turns[k]
-        return Draft(f"tiles={_fmt(order)}; rots={_fmt(rots)}", prompt, (perm, turns, order, rots))
+        return Draft(f"tiles={int_list(order)}; rots={int_list(rots)}", prompt, (perm, turns, order, rots))
 
     shuffle = draw_until_clear(TASK, shortcut_answers, draw_shuffle)
     perm, turns, order, rots = shuffle.values

@@ -11,8 +11,12 @@ Rule (card): within +-0.004.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "scan_moire"
 
 _TIERS = {
     "easy": dict(size=(480, 360), period=(8.0, 12.0), noise=0.0, photo=0.0),
@@ -29,20 +33,19 @@ def _prompt(period: float) -> str:
     return (
         "This image overlays two transparent line screens with parallel stripes, which creates "
         f"moire fringes. Screen A has a period of exactly {period:.3f} px. Screen B is a rescaled "
-        "copy of A: its period is s times A's period. What is s?\n"
-        "Answer inside <answer>…</answer> as a number with four decimals, e.g. <answer>1.0625</answer>."
-    )
+        "copy of A: its period is s times A's period. What is s?"
+    ) + answer_instruction("as a number with four decimals", "1.0625")
 
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         period = float(np.round(rng.uniform(*p["period"]), 3))
         s = float(np.round(rng.uniform(*UP), 4))
         if rng.random() < 0.5:
@@ -58,14 +61,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         if p["photo"]:
             ph = np.asarray(random_photo(rng, w, h).convert("L"), dtype=np.float64)
             img = (1 - p["photo"]) * img + p["photo"] * ph
-        if p["noise"]:
-            img = img + rng.normal(0, p["noise"], size=img.shape)
-        grey = np.clip(np.round(img), 0, 255).astype(np.uint8)
-        image = Image.fromarray(np.repeat(grey[:, :, None], 3, axis=2))
-        prompt = _prompt(period)
-        answer = f"{s:.4f}"
-        if shortcut_hits("scan_moire", answer, shortcut_answers(image, None, prompt)):
-            continue
+        image = to_pil(add_noise(img, rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": w,
@@ -78,8 +74,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "photo_weight": p["photo"],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=image, image_2=None, prompt=prompt, answer=answer, meta=meta)
-    raise RuntimeError("scan_moire: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(image, None, _prompt(period), f"{s:.4f}", meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

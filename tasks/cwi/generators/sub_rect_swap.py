@@ -9,8 +9,12 @@ normalised to 0-1000, in any order. Rule (card): both boxes IoU >= 0.5, order-fr
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "sub_rect_swap"
 
 _TIERS = {
     "easy": dict(size=(480, 360), side=(70, 110), noise=0.0, gain=0.0),
@@ -33,15 +37,14 @@ def _swap_visible(ra, rb) -> bool:
     quarters = (d[:hh, :ww], d[:hh, ww:], d[hh:, :ww], d[hh:, ww:])
     return all(float(q.mean()) >= _MIN_DIFF_FRACTION for q in quarters)
 
-_FORMAT = (
-    "Answer inside <answer>…</answer> as two boxes [[x1,y1,x2,y2],[x1,y1,x2,y2]] in any order, "
-    "coordinates normalised to 0-1000 (x to the right, y down; integers), "
-    "e.g. <answer>[[100,120,220,260],[610,500,730,640]]</answer>."
-)
 PROMPT = (
     "The second image is the first image with two equal-size rectangular regions swapped "
     "(each one's content moved into the other's place); it may also carry a little noise and a "
-    "slight overall brightness change. Which two rectangles were swapped?\n" + _FORMAT
+    "slight overall brightness change. Which two rectangles were swapped?"
+) + answer_instruction(
+    "as two boxes [[x1,y1,x2,y2],[x1,y1,x2,y2]] in any order, coordinates normalised to 0-1000 "
+    "(x to the right, y down; integers)",
+    "[[100,120,220,260],[610,500,730,640]]",
 )
 
 
@@ -55,13 +58,13 @@ def boxes_str(boxes) -> str:
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
-    for _attempt in range(200):
+
+    def draw(_attempt):
         photo = random_photo(rng, w, h)
         src = np.asarray(photo, dtype=np.float64)
         rw = int(rng.integers(p["side"][0], p["side"][1] + 1))
@@ -70,22 +73,15 @@ def generate(rng, tier: str) -> GeneratedItem:
         bx, by = int(rng.integers(0, w - rw + 1)), int(rng.integers(0, h - rh + 1))
         # apart by a margin, so the two changed regions do not touch
         if not (ax + rw + 12 <= bx or bx + rw + 12 <= ax or ay + rh + 12 <= by or by + rh + 12 <= ay):
-            continue
+            return None
         ra, rb = src[ay : ay + rh, ax : ax + rw].copy(), src[by : by + rh, bx : bx + rw].copy()
         if not _swap_visible(ra, rb):
-            continue  # contents too alike somewhere: the swap leaves no trace there
+            return None  # contents too alike somewhere: the swap leaves no trace there
         out = src.copy()
         out[ay : ay + rh, ax : ax + rw] = rb
         out[by : by + rh, bx : bx + rw] = ra
         gain = 1.0 + float(rng.uniform(-p["gain"], p["gain"]))
-        out = (out - 128) * gain + 128
-        if p["noise"]:
-            out = out + rng.normal(0, p["noise"], size=out.shape)
-        image_2 = Image.fromarray(np.clip(np.round(out), 0, 255).astype(np.uint8))
-        boxes = [box_norm(ax, ay, rw, rh, w, h), box_norm(bx, by, rw, rh, w, h)]
-        answer = boxes_str(boxes)
-        if shortcut_hits("sub_rect_swap", answer, shortcut_answers(photo, image_2, PROMPT)):
-            continue
+        image_2 = to_pil(add_noise((out - 128) * gain + 128, rng, p["noise"]))
         meta = {
             "tier": tier,
             "width": w,
@@ -96,8 +92,10 @@ def generate(rng, tier: str) -> GeneratedItem:
             "gain": round(gain, 4),
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=photo, image_2=image_2, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("sub_rect_swap: no sample escaped the shortcuts in 200 attempts")
+        answer = boxes_str([box_norm(ax, ay, rw, rh, w, h), box_norm(bx, by, rw, rh, w, h)])
+        return GeneratedItem(photo, image_2, PROMPT, answer, meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -11,8 +11,12 @@ the tolerance. Rule (card): R,G,B each within +-10.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "swatch_rgb"
 
 _TIERS = {
     "easy": dict(size=(480, 360), refs=6, side=(40, 56), offset=0, mix=0.0, noise=0.0),
@@ -20,11 +24,6 @@ _TIERS = {
     "hard": dict(size=(512, 384), refs=7, side=(24, 36), offset=35, mix=0.12, noise=6.0),
     "expert": dict(size=(640, 480), refs=8, side=(18, 28), offset=40, mix=0.22, noise=10.0),
 }
-
-_FORMAT = (
-    "Answer inside <answer>…</answer> as R,G,B with integers 0-255, e.g. <answer>120,64,200</answer>."
-)
-
 
 def _prompt(refs, target) -> str:
     lines = [
@@ -40,8 +39,7 @@ def _prompt(refs, target) -> str:
         f"Target swatch: centre ({x},{y}), side {s}. What is the target swatch's true colour "
         "(before the cast)?"
     )
-    lines.append(_FORMAT)
-    return "\n".join(lines)
+    return "\n".join(lines) + answer_instruction("as R,G,B with integers 0-255", "120,64,200")
 
 
 def parse_layout(prompt: str):
@@ -68,14 +66,14 @@ def patch_mean(arr, x, y, side):
 
 def generate(rng, tier: str) -> GeneratedItem:
     import numpy as np
-    from PIL import Image
 
     from lmms_plugins.tasks.cwi.generators.photos import random_photo
 
     p = tier_params(_TIERS, tier)
     w, h = p["size"]
     n = p["refs"] + 1
-    for _attempt in range(200):
+
+    def draw(_attempt):
         side = int(rng.integers(p["side"][0], p["side"][1] + 1))
         # non-overlapping positions on a jittered grid
         cols, rows = w // (side * 2), h // (side * 2)
@@ -90,24 +88,16 @@ def generate(rng, tier: str) -> GeneratedItem:
         off = rng.uniform(-p["offset"], p["offset"], size=3) if p["offset"] else np.zeros(3)
         seen = true @ m.T + off
         if not np.all((seen > 10) & (seen < 245)):
-            continue  # clipped patches would make the cast non-affine
+            return None  # clipped patches would make the cast non-affine
         photo = np.asarray(random_photo(rng, w, h), dtype=np.float64).copy()
         half = side // 2
         for (cx, cy), c in zip(pos, true):
             photo[cy - half - 2 : cy + half + 2, cx - half - 2 : cx + half + 2] = 0.0  # border
             photo[cy - half : cy + half, cx - half : cx + half] = c
-        out = photo @ m.T + off
-        if p["noise"]:
-            out = out + rng.normal(0, p["noise"], size=out.shape)
-        out = np.clip(np.round(out), 0, 255).astype(np.uint8)
-        image = Image.fromarray(out)
+        image = to_pil(add_noise(photo @ m.T + off, rng, p["noise"]))
         refs = [(x, y, side, tuple(int(v) for v in c)) for (x, y), c in zip(pos[1:], true[1:])]
         target = (pos[0][0], pos[0][1], side)
-        prompt = _prompt(refs, target)
         gold = [int(v) for v in true[0]]
-        shortcuts = shortcut_answers(image, None, prompt)
-        if shortcut_hits("swatch_rgb", ",".join(map(str, gold)), shortcuts):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -120,8 +110,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "cast_offset": [round(float(v), 6) for v in off],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image=image, image_2=None, prompt=prompt, answer=",".join(map(str, gold)), meta=meta)
-    raise RuntimeError("swatch_rgb: no sample escaped the shortcuts in 200 attempts")
+        return GeneratedItem(image, None, _prompt(refs, target), ",".join(map(str, gold)), meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

@@ -27,8 +27,12 @@ the arc length matches.
 
 from __future__ import annotations
 
-from lmms_plugins.tasks.cwi.generators.helpers import shortcut_hits, tier_params
+from lmms_plugins.tasks.cwi.generators.helpers import (
+    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+)
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
+
+TASK = "trace_length"
 
 SIZE = (1024, 768)  # every tier: the image size must not hint at the length
 LENGTH = (250.0, 5750.0)  # every tier: one flat range, so a constant answer hits ~120/5000
@@ -46,9 +50,8 @@ _MARGIN = 10
 PROMPT = (
     "A single red curve winds across this image (other curves, in other colours, may cross "
     "it). How long is the red curve: the length in pixels of its centreline from one end to "
-    "the other?\n"
-    "Answer inside <answer>…</answer> as a number of pixels, e.g. <answer>812.5</answer>."
-)
+    "the other?"
+) + answer_instruction("as a number of pixels", "812.5")
 
 
 def _random_path(rng, length, curl, waves, mix, margin=_MARGIN):
@@ -130,12 +133,12 @@ def _draw(canvas, path, colour, thick, ss):
 def generate(rng, tier: str) -> GeneratedItem:
     import cv2
     import numpy as np
-    from PIL import Image
 
     p = tier_params(_TIERS, tier)
     w, h = SIZE
     ss = 2  # supersampling
-    for _attempt in range(100):
+
+    def draw(_attempt):
         length = float(rng.uniform(*LENGTH))
         # keep this length until a path fits: retrying with a new length would skew the
         # length distribution towards the easy-to-fit ones
@@ -146,7 +149,7 @@ def generate(rng, tier: str) -> GeneratedItem:
                 break
             path = None
         if path is None:
-            continue
+            return None
         true_len = float(np.hypot(*np.diff(path, axis=0).T).sum())
         paper = float(rng.uniform(235, 252))
         canvas = np.full((h * ss, w * ss, 3), paper, np.uint8)
@@ -164,12 +167,6 @@ def generate(rng, tier: str) -> GeneratedItem:
             others.append(colour)
         _draw(canvas, path, RED, p["thick"], ss)
         img = cv2.resize(canvas, (w, h), interpolation=cv2.INTER_AREA).astype(np.float64)
-        if p["noise"]:
-            img = img + rng.normal(0, p["noise"], size=img.shape)
-        image = Image.fromarray(np.clip(np.round(img), 0, 255).astype(np.uint8))
-        answer = f"{true_len:.1f}"
-        if shortcut_hits("trace_length", answer, shortcut_answers(image, None, PROMPT)):
-            continue
         meta = {
             "tier": tier,
             "width": w,
@@ -186,8 +183,9 @@ def generate(rng, tier: str) -> GeneratedItem:
             "noise_sigma": p["noise"],
             "tolerance_note": "rule compares length/200 within 0.3, i.e. +-60 px",
         }
-        return GeneratedItem(image=image, image_2=None, prompt=PROMPT, answer=answer, meta=meta)
-    raise RuntimeError("trace_length: no sample escaped the shortcuts in 100 attempts")
+        return GeneratedItem(to_pil(add_noise(img, rng, p["noise"])), None, PROMPT, f"{true_len:.1f}", meta)
+
+    return draw_until_clear(TASK, shortcut_answers, draw)
 
 
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:

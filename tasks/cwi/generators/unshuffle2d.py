@@ -9,7 +9,7 @@ noise. Rule (card): both permutations exact.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, photo_array, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, int_list, photo_array, prompt_ints, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import Draft, GeneratedItem
 
@@ -30,24 +30,13 @@ PROMPT = (
 )
 
 
-def _fmt(v) -> str:
-    return "[" + ",".join(str(int(x)) for x in v) + "]"
-
-
 def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
-    r, c = _grid_from_prompt(prompt)
+    r, c = prompt_ints(prompt, r"into (\d{1,3}) equal horizontal bands and (\d{1,3}) equal", "the number of bands")
     ident_r, ident_c = list(range(r)), list(range(c))
     return {
-        "identity": f"rows={_fmt(ident_r)}; cols={_fmt(ident_c)}",
-        "reverse": f"rows={_fmt(ident_r[::-1])}; cols={_fmt(ident_c[::-1])}",
+        "identity": f"rows={int_list(ident_r)}; cols={int_list(ident_c)}",
+        "reverse": f"rows={int_list(ident_r[::-1])}; cols={int_list(ident_c[::-1])}",
     }
-
-
-def _grid_from_prompt(prompt: str) -> tuple[int, int]:
-    import re
-
-    m = re.search(r"into (\d{1,3}) equal horizontal bands and (\d{1,3}) equal", prompt)
-    return (int(m.group(1)), int(m.group(2))) if m else (3, 3)
 
 
 def shuffle(a, rows, cols, cell: int):
@@ -67,7 +56,7 @@ def generate(rng, tier: str) -> GeneratedItem:
         cols = [int(v) for v in rng.permutation(c)]
         if rows == sorted(rows) or cols == sorted(cols):
             return None  # each permutation must really move something
-        return Draft(f"rows={_fmt(rows)}; cols={_fmt(cols)}", prompt, (rows, cols))
+        return Draft(f"rows={int_list(rows)}; cols={int_list(cols)}", prompt, (rows, cols))
 
     orders = draw_until_clear(TASK, shortcut_answers, draw_orders)
     rows, cols = orders.values
