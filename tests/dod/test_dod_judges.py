@@ -185,7 +185,7 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
     questions with another extra body are asked again (and sent with it), not served the verdicts
     given without it; each is then served from its own cache entry."""
     from lmms_plugins.tasks.dod import judges
-    from lmms_plugins.utils.judge_client import reset_shared_clients
+    from lmms_plugins.utils.judge_client import reset_shared_clients, shared_client
 
     inp, out = png(tmp_path / "in.png", (200, 0, 0)), png(tmp_path / "out.png", (0, 200, 0), mark=3)
     built = []
@@ -213,6 +213,7 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
     reset_shared_clients()
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        assert judges.client() is shared_client()  # the one GRADE's hooks use for the same settings
         assert ask_both() == (False, False) and server.calls == 2
         assert ask_both() == (True, True) and server.calls == 2
         assert len(built) == 1  # a verdict served from the cache encodes no image
