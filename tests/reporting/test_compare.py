@@ -223,6 +223,29 @@ def test_mcnemar_exact_matches_the_binomial_test():
         assert C.mcnemar_exact(a, b) == pytest.approx(expected)
 
 
+def test_mcnemar_exact_is_exact_beyond_1023_discordant_pairs():
+    # a float 2.0**n overflows past n = 1023: two DoD-sized runs can have that many discordant pairs
+    from fractions import Fraction
+    from math import comb
+
+    for a, b in [(600, 500), (1500, 1400), (40, 1200)]:
+        n, k = a + b, min(a, b)
+        exact = min(Fraction(1), 2 * Fraction(sum(comb(n, i) for i in range(k + 1)), 2**n))
+        assert C.mcnemar_exact(a, b) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
+
+
+def test_wilson_interval_matches_the_textbook_formula():
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.975)
+    for k, n in [(0, 1), (7, 10), (1, 14), (14, 14), (900, 1050), (3, 2100)]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+        assert C.wilson(k, n) == pytest.approx((max(0.0, centre - half), min(1.0, centre + half)), abs=1e-12)
+    assert C.wilson(7, 10) == pytest.approx((0.3968, 0.8922), abs=1e-4)  # the value printed in tables
+
+
 # ------------------------------------------------------------------------------------ #16.7: same inputs only
 def test_paired_tests_use_only_samples_with_the_same_inputs_and_say_how_many_were_dropped(tmp_path):
     a = [i % 2 == 0 for i in range(20)]
