@@ -32,6 +32,11 @@ def test_wheel_contains_every_task_file(tmp_path):
     assert any(n.endswith("cwi/_default_template_yaml") for n in expected)
     assert not expected - names, sorted(expected - names)[:20]
     assert "lmms_plugins/utils/model_output.py" in names and "lmms_plugins/registration.py" in names
+    lm_eval_dir = REPO / "lmms_plugins" / "lm_eval_tasks"  # the lm-eval YAMLs (tasks-dir --harness lm-eval)
+    lm_eval_files = {p.relative_to(REPO).as_posix() for p in lm_eval_dir.rglob("*")
+                     if p.is_file() and (p.name.endswith(DATA_SUFFIXES) or p.suffix == ".py") and "__pycache__" not in p.parts}
+    assert "lmms_plugins/lm_eval_tasks/cwi/cwi_alignment.yaml" in lm_eval_files
+    assert not lm_eval_files - names, sorted(lm_eval_files - names)[:20]
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[lmms_eval.models]" in text and "lmms_plugins.registration:register" in text
