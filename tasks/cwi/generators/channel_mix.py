@@ -11,7 +11,7 @@ Rule (card): R,G,B each within +-8.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, prompt_ints, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, prompt_ints, rgb_str, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -85,8 +85,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "target_rgb_exact": [round(float(v), 4) for v in target],
             "noise_sigma": p["noise"],
         }
-        answer = ",".join(str(int(v)) for v in np.round(target).astype(int))
-        return GeneratedItem(photo, image_2, _prompt(q), answer, meta)
+        return GeneratedItem(photo, image_2, _prompt(q), rgb_str(target), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 
@@ -100,7 +99,4 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
     m1 = np.asarray(image.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
     m2 = np.asarray(image_2.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
 
-    def fmt(c):
-        return ",".join(str(int(round(v))) for v in np.clip(c, 0, 255))
-
-    return {"identity": fmt(q), "mean_shift": fmt(q + m2 - m1), "mean": fmt(m2), "constant": "128,128,128"}
+    return {"identity": rgb_str(q), "mean_shift": rgb_str(q + m2 - m1), "mean": rgb_str(m2), "constant": "128,128,128"}

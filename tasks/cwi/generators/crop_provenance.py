@@ -15,7 +15,7 @@ tiers: wider resize range, more noise, brightness/contrast change.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, box_str, draw_until_clear, tier_params, to_pil,
+    add_noise, answer_instruction, box_str, draw_until_clear, norm_box, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -77,7 +77,6 @@ def generate(rng, tier: str) -> GeneratedItem:
         gain = 1.0 + float(rng.uniform(-p["gain"], p["gain"]))
         bias = float(rng.uniform(-20, 20)) if p["gain"] else 0.0
         crop = to_pil(add_noise((arr - 128) * gain + 128 + bias, rng, p["noise"]))
-        box = (x0 / w * 1000, y0 / h * 1000, (x0 + cw) / w * 1000, (y0 + ch) / h * 1000)
         meta = {
             "tier": tier,
             "width": w,
@@ -88,7 +87,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "bias": round(bias, 3),
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(photo, crop, _prompt(p["scale"] != (1.0, 1.0)), box_str(box), meta)
+        return GeneratedItem(photo, crop, _prompt(p["scale"] != (1.0, 1.0)), box_str(norm_box(x0, y0, cw, ch, w, h)), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 

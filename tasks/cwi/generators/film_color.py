@@ -10,7 +10,7 @@ image_2 on image does it). Rule (card): R,G,B each within +-10.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, rgb_str, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -62,8 +62,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "film_rgb": [int(v) for v in colour],
             "noise_sigma": p["noise"],
         }
-        answer = ",".join(str(int(v)) for v in colour)
-        return GeneratedItem(photo, image_2, _prompt(alpha if p["stated"] else None), answer, meta)
+        return GeneratedItem(photo, image_2, _prompt(alpha if p["stated"] else None), rgb_str(colour), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 
@@ -77,7 +76,4 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
     m1 = np.asarray(image.convert("RGB"), dtype=np.float64).reshape(-1, 3).mean(0)
     tint = np.clip(128 + 2 * (m2 - m1), 0, 255)
 
-    def fmt(c):
-        return ",".join(str(int(round(v))) for v in c)
-
-    return {"mean": fmt(m2), "mean_photo": fmt(m1), "constant": "128,128,128", "tint": fmt(tint)}
+    return {"mean": rgb_str(m2), "mean_photo": rgb_str(m1), "constant": "128,128,128", "tint": rgb_str(tint)}

@@ -89,6 +89,18 @@ def prompt_ints(prompt: str, pattern: str, what: str) -> tuple[int, ...]:
     return tuple(int(v) for v in m.groups())
 
 
+def rgb_str(colour) -> str:
+    """A colour as the gold spelling ``R,G,B`` (each channel rounded and clipped to 0-255)."""
+    import numpy as np
+
+    return ",".join(str(int(round(v))) for v in np.clip(colour, 0, 255))
+
+
+def norm_box(x, y, box_w, box_h, w: int, h: int) -> list[float]:
+    """A ``box_w`` x ``box_h`` pixel box at (x, y) of a w x h image, as [x1,y1,x2,y2] in 0-1000."""
+    return [x / w * 1000, y / h * 1000, (x + box_w) / w * 1000, (y + box_h) / h * 1000]
+
+
 def box_str(box) -> str:
     """A box as the gold spelling ``[x1,y1,x2,y2]`` (integers, 0-1000 normalised by the caller)."""
     return "[" + ",".join(str(int(round(v))) for v in box) + "]"

@@ -11,7 +11,7 @@ Rule (card): R,G,B each within +-10.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    answer_instruction, draw_until_clear, prompt_ints, tier_params,
+    answer_instruction, draw_until_clear, prompt_ints, rgb_str, tier_params,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -105,8 +105,8 @@ def generate(rng, tier: str) -> GeneratedItem:
             "decoy_boxes": [[bx, by, bx + bs, by + bs] for bx, by, bs in boxes[1:]],
             "mean_rgb_exact": [round(float(v), 4) for v in mean],
         }
-        answer = ",".join(str(int(round(v))) for v in mean)
-        return GeneratedItem(Image.fromarray(img), None, _prompt(x0, x0 + side, y0, y0 + side, p["decoys"]), answer, meta)
+        prompt = _prompt(x0, x0 + side, y0, y0 + side, p["decoys"])
+        return GeneratedItem(Image.fromarray(img), None, prompt, rgb_str(mean), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 
@@ -122,12 +122,9 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
     mode = packed[int(np.argmax(counts))]
     centre = arr[(y0 + y1) // 2, (x0 + x1) // 2]
 
-    def fmt(c):
-        return ",".join(str(int(round(v))) for v in c)
-
     return {
-        "dominant": fmt([mode >> 16, (mode >> 8) & 255, mode & 255]),
-        "centre_pixel": fmt(centre),
-        "mean": fmt(arr.reshape(-1, 3).mean(0)),
+        "dominant": rgb_str([mode >> 16, (mode >> 8) & 255, mode & 255]),
+        "centre_pixel": rgb_str(centre),
+        "mean": rgb_str(arr.reshape(-1, 3).mean(0)),
         "constant": "128,128,128",
     }

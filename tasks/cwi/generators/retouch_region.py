@@ -11,7 +11,7 @@ Rule (card): IoU >= 0.5 with the true region.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    answer_instruction, box_str, draw_until_clear, tier_params, to_pil,
+    answer_instruction, box_str, draw_until_clear, norm_box, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -59,7 +59,6 @@ def generate(rng, tier: str) -> GeneratedItem:
         sat = ((noisy <= 0) | (noisy >= 255)).any(axis=2).mean()
         if sat > 0.02:
             return None
-        box = (x0 / w * 1000, y0 / h * 1000, (x0 + rw) / w * 1000, (y0 + rh) / h * 1000)
         meta = {
             "tier": tier,
             "width": w,
@@ -68,7 +67,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "noise_sigma": p["noise"],
             "retouch_blur_sigma": _RETOUCH_BLUR,
         }
-        return GeneratedItem(to_pil(out), None, PROMPT, box_str(box), meta)
+        return GeneratedItem(to_pil(out), None, PROMPT, box_str(norm_box(x0, y0, rw, rh, w, h)), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 

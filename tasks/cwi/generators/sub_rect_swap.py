@@ -10,7 +10,7 @@ normalised to 0-1000, in any order. Rule (card): both boxes IoU >= 0.5, order-fr
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+    add_noise, answer_instruction, box_str, draw_until_clear, norm_box, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -48,12 +48,8 @@ PROMPT = (
 )
 
 
-def box_norm(x, y, rw, rh, w, h):
-    return [x / w * 1000, y / h * 1000, (x + rw) / w * 1000, (y + rh) / h * 1000]
-
-
 def boxes_str(boxes) -> str:
-    return "[" + ",".join("[" + ",".join(str(int(round(v))) for v in b) + "]" for b in boxes) + "]"
+    return "[" + ",".join(box_str(b) for b in boxes) + "]"
 
 
 def generate(rng, tier: str) -> GeneratedItem:
@@ -92,7 +88,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "gain": round(gain, 4),
             "noise_sigma": p["noise"],
         }
-        answer = boxes_str([box_norm(ax, ay, rw, rh, w, h), box_norm(bx, by, rw, rh, w, h)])
+        answer = boxes_str([norm_box(ax, ay, rw, rh, w, h), norm_box(bx, by, rw, rh, w, h)])
         return GeneratedItem(photo, image_2, PROMPT, answer, meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)

@@ -12,7 +12,7 @@ the tolerance. Rule (card): R,G,B each within +-10.
 from __future__ import annotations
 
 from lmms_plugins.tasks.cwi.generators.helpers import (
-    add_noise, answer_instruction, draw_until_clear, tier_params, to_pil,
+    add_noise, answer_instruction, draw_until_clear, rgb_str, tier_params, to_pil,
 )
 from lmms_plugins.tasks.cwi.generators.item import GeneratedItem
 
@@ -110,7 +110,7 @@ def generate(rng, tier: str) -> GeneratedItem:
             "cast_offset": [round(float(v), 6) for v in off],
             "noise_sigma": p["noise"],
         }
-        return GeneratedItem(image, None, _prompt(refs, target), ",".join(map(str, gold)), meta)
+        return GeneratedItem(image, None, _prompt(refs, target), rgb_str(gold), meta)
 
     return draw_until_clear(TASK, shortcut_answers, draw)
 
@@ -123,12 +123,9 @@ def shortcut_answers(image, image_2, prompt) -> dict[str, str]:
     arr = np.asarray(image.convert("RGB"))
     refs, (x, y, s) = parse_layout(prompt)
 
-    def fmt(c):
-        return ",".join(str(int(round(v))) for v in np.clip(c, 0, 255))
-
     return {
-        "as_seen": fmt(patch_mean(arr, x, y, s)),
-        "mean": fmt(arr.reshape(-1, 3).mean(0)),
-        "mean_reference": fmt(np.mean([c for *_r, c in refs], axis=0)),
+        "as_seen": rgb_str(patch_mean(arr, x, y, s)),
+        "mean": rgb_str(arr.reshape(-1, 3).mean(0)),
+        "mean_reference": rgb_str(np.mean([c for *_r, c in refs], axis=0)),
         "constant": "128,128,128",
     }
