@@ -1,12 +1,15 @@
-"""Reading runs: what lmms-eval wrote with ``--output_path`` (``*_results.json`` and, with
-``--log_samples``, ``*_samples_<task>.jsonl``), and what a run says about one metric (its
-per-sample values, success/total and pending counts, how many samples a value is computed over).
+"""Reading runs: what lmms-eval wrote with ``--output_path`` (``<date>_results.json`` and, with
+``--log_samples``, ``<date>_samples_<task>.jsonl``) or what EleutherAI's lm-eval 0.4.x wrote
+(``<model>/results_<date>.json`` and ``<model>/samples_<task>_<date>.jsonl``), and what a run says
+about one metric (its per-sample values, success/total and pending counts, how many samples a value
+is computed over).
 
 Used by ``lmms-plugins compare`` (:mod:`lmms_plugins.compare`) and ``lmms-plugins report``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,7 +20,10 @@ from lmms_plugins.utils.jsonl import read_jsonl
 
 
 class ResultsError(Exception):
-    """A path given to compare/report holds no readable lmms-eval results."""
+    """A path given to compare/report holds no readable lmms-eval or lm-eval results."""
+
+
+LMMS_EVAL, LM_EVAL = "lmms-eval", "lm-eval"
 
 
 # ------------------------------------------------------------------------------------ reading runs
@@ -32,6 +38,7 @@ class TaskResult:
     samples_file: Path | None = None
     inputs: dict | None = field(default=None, repr=False, compare=False)  # key -> SampleInputs, on first use
     config: dict = field(default_factory=dict, repr=False)  # the task's config in the results (dataset_name, splits)
+    harness: str = LMMS_EVAL  # which harness wrote it: LMMS_EVAL or LM_EVAL
 
 
 @dataclass
@@ -47,12 +54,28 @@ class Run:
 def _results_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    if path.is_dir():
-        return sorted(path.rglob("*_results.json"), key=lambda p: (p.stat().st_mtime, p.name))
+    if path.is_dir():  # lmms-eval's <date>_results.json and lm-eval's <model>/results_<date>.json
+        found = set(path.rglob("*_results.json")) | set(path.rglob("results_*.json"))
+        return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
     raise ResultsError(f"{path}: no such file or folder")
 
 
-def _samples_file(results_file: Path, task: str) -> Path | None:
+# lm-eval's date id: datetime.now().isoformat() with ":" replaced by "-"
+LM_EVAL_DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
+
+
+def _harness(data: dict, results_file: Path) -> str:
+    """Which harness wrote a results file: by the version key each one writes, else by the file name."""
+    if "lmms_eval_version" in data:
+        return LMMS_EVAL
+    if "lm_eval_version" in data or results_file.name.startswith("results_"):
+        return LM_EVAL
+    return LMMS_EVAL
+
+
+def _samples_file(results_file: Path, task: str, harness: str = LMMS_EVAL) -> Path | None:
+    if harness == LM_EVAL:
+        return _lm_eval_samples_file(results_file, task)
     prefix = results_file.name[: -len("_results.json")]
     exact = results_file.with_name(f"{prefix}_samples_{task}.jsonl")
     if exact.exists():
@@ -66,22 +89,29 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     path = Path(path)
     files = _results_files(path)
     if not files:
-        raise ResultsError(f"{path}: no *_results.json (run lmms-eval with --output_path {path})")
+        raise ResultsError(f"{path}: no *_results.json or results_*.json (run lmms-eval or lm-eval with --output_path {path})")
     tasks: dict[str, TaskResult] = {}
     model, config, calls = "", {}, []
     for rf in files:  # oldest first: newer files overwrite a task's entry
         try:
             data = json.loads(rf.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise ResultsError(f"{rf}: not an lmms-eval results JSON ({exc})") from None
+            raise ResultsError(f"{rf}: not an lmms-eval or lm-eval results JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-            raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json?")
+            raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json or lm-eval results_*.json?")
+        harness = _harness(data, rf)
         config = data.get("config") or {}
         calls.append(config)
-        model = str(config.get("model") or data.get("model_name") or model)
+        if harness == LM_EVAL:  # lm-eval's model_name is the model itself (pretrained=/model=), config.model the wrapper
+            model = str(data.get("model_name") or config.get("model") or model)
+        else:
+            model = str(config.get("model") or data.get("model_name") or model)
         n_samples = data.get("n-samples") or {}
         configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
-        for task, entries in data["results"].items():
+        entries_of = dict(data["results"])
+        if isinstance(data.get("groups"), dict):  # lm-eval 0.4 keeps groups in 'groups' (0.4.13 also in 'results')
+            entries_of.update({g: e for g, e in data["groups"].items() if g not in entries_of and isinstance(e, dict)})
+        for task, entries in entries_of.items():
             values, stderr = {}, {}
             for key, value in entries.items():
                 if "," not in key:
@@ -96,16 +126,81 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
             n = ns.get("effective") if isinstance(ns, dict) else None
             if n is None and isinstance(entries.get("samples"), int):
                 n = entries["samples"]
-            sf = _samples_file(rf, task)
+            if n is None and harness == LM_EVAL and isinstance(entries.get("sample_len"), int):
+                n = entries["sample_len"]  # an lm-eval group: the samples of its tasks
+            sf = _samples_file(rf, task, harness)
             samples = read_jsonl(sf, error=ResultsError) if sf else None
+            if samples is not None and harness == LM_EVAL:
+                samples = [_from_lm_eval(line) for line in samples]
             if n is None and samples is not None:
                 n = len(samples)
             cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}
-            tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg)
+            tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg, harness=harness)
     if label is None:
         name = path.stem if path.is_file() else path.name
         label = f"{model} ({name})" if model else name
     return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls)
+
+
+# ------------------------------------------------------------------------------------ lm-eval's files
+def _lm_eval_samples_file(results_file: Path, task: str) -> Path | None:
+    """``samples_<task>_<date>.jsonl`` beside ``results_<date>.json`` (or ``<name>_<date>.json`` when
+    lm-eval's ``--output_path`` named a file), else the newest samples file of exactly that task
+    (``samples_cwi_color_<date>`` must not match ``samples_cwi_color_count_<date>``)."""
+    date = re.search(rf"_({LM_EVAL_DATE})\.json$", results_file.name)
+    if date:
+        exact = results_file.with_name(f"samples_{task}_{date.group(1)}.jsonl")
+        if exact.exists():
+            return exact
+    same_task = re.compile(rf"samples_{re.escape(task)}_{LM_EVAL_DATE}\.jsonl")
+    others = sorted((p for p in results_file.parent.glob(f"samples_{task}_*.jsonl") if same_task.fullmatch(p.name)),
+                    key=lambda p: p.stat().st_mtime)
+    return others[-1] if others else None
+
+
+def _prompt_text(arguments: Any) -> str | None:
+    """The prompt of an lm-eval sample (``arguments.gen_args_0.arg_0``): plain text, or for chat
+    models the text parts of the JSON message list lm-eval logs."""
+    arg = arguments.get("gen_args_0", {}).get("arg_0") if isinstance(arguments, dict) else None
+    if isinstance(arg, list) and len(arg) == 1:
+        arg = arg[0]
+    if not isinstance(arg, str):
+        return None
+    try:
+        messages = json.loads(arg)
+    except ValueError:
+        return arg
+    if not isinstance(messages, list) or not all(isinstance(m, dict) and "content" in m for m in messages):
+        return arg
+    parts = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    return "\n".join(parts)
+
+
+def _from_lm_eval(line: dict) -> dict:
+    """An lm-eval sample line with the fields lmms-eval's lines have, so the rest reads both alike:
+    ``input`` (the prompt), and each per-sample metric value as an object (lm-eval may log a
+    process_results dict as its Python ``str()``). lm-eval's own fields (``doc``, ``arguments``,
+    ``resps``, ``filtered_resps``, ``doc_hash``, ...) stay as they are."""
+    if not isinstance(line, dict):
+        return line
+    if "input" not in line:
+        line["input"] = _prompt_text(line.get("arguments"))
+    for metric in line.get("metrics") or ():
+        value = line.get(metric)
+        if isinstance(value, str) and value.startswith("{"):
+            try:
+                parsed = ast.literal_eval(value)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(parsed, dict):
+                line[metric] = parsed
+    return line
 
 
 # ------------------------------------------------------------------------------------ per-sample values

@@ -120,6 +120,9 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
     if pairing.unchecked:
         notes.append(f"{pairing.unchecked} samples paired by id only (their doc_hash names no content: "
                      f"a run logged by plain lmms-eval or before this package fingerprinted its docs)")
+    if pairing.cross_harness:
+        notes.append(f"{pairing.cross_harness} samples of an lm-eval and an lmms-eval run paired by id and target "
+                     f"(the two harnesses hash different texts of a doc)")
     if not keys:
         why = "the runs share no sample" if not pairing.shared_ids else "the runs share no sample with the same inputs"
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
