@@ -97,7 +97,8 @@ def generate(rng, tier: str) -> GeneratedItem:
 
     item = draw_until_clear(TASK, shortcut_answers, draw)
     blobs = item.meta["blobs"]
-    order = rng.permutation(len(blobs))  # meta lists blobs in random order (index 0 is not special)
+    # meta lists blobs in random order (index 0 is not special); drawn once, after the screen
+    order = rng.permutation(len(blobs))
     return replace(item, meta={**item.meta, "blobs": [blobs[i] for i in order]})
 
 
