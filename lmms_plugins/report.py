@@ -590,7 +590,7 @@ def write_report(run_path: str | Path, out: str | Path | None = None, *, label: 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lmms-plugins report",
                                 description="Write a self-contained HTML report (metrics and a filterable sample gallery) of one lmms-eval run.")
-    p.add_argument("run", help="an lmms-eval output folder or *_results.json (samples need --log_samples)")
+    p.add_argument("run", help="an lmms-eval or lm-eval output folder, or one results file (samples need --log_samples)")
     p.add_argument("--out", help="HTML file to write (default: report.html in the run's folder)")
     p.add_argument("--label", help="name of the run in the title")
     p.add_argument("--max-samples", type=int, default=200, help="samples per task in the gallery (failures first; default 200)")

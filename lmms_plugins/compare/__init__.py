@@ -1,7 +1,8 @@
 """``lmms-plugins compare RESULTS...``: your runs next to the published numbers.
 
 Reads lmms-eval output (a results folder or a ``*_results.json``; the ``*_samples_<task>.jsonl``
-beside it when the run used ``--log_samples``), maps each task's metrics to the benchmarks'
+beside it when the run used ``--log_samples``) or lm-eval 0.4.x output (``results_*.json``,
+``samples_<task>_*.jsonl``), maps each task's metrics to the benchmarks'
 published metrics (:mod:`lmms_plugins.baselines.mapping`), and writes, per benchmark, a table with
 the community rows (rank among them, deltas), the protocol differences, confidence intervals where
 the results or samples allow one, a PNG bar chart and Markdown/CSV copies. With two or more runs,
@@ -72,9 +73,10 @@ def compare(paths: list[str | Path], *, labels: list[str] | None = None, out_dir
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="lmms-plugins compare",
-        description="Compare lmms-eval runs of this package's tasks with the published numbers "
+        description="Compare lmms-eval (or lm-eval) runs of this package's tasks with the published numbers "
                     "(and with each other: paired tests on shared samples).")
-    p.add_argument("results", nargs="+", help="lmms-eval output folders or *_results.json files (the first is the reference run)")
+    p.add_argument("results", nargs="+", help="lmms-eval or lm-eval output folders, or results files "
+                                              "(*_results.json, results_*.json); the first is the reference run")
     p.add_argument("--label", action="append", default=[], help="a name for each run, in order (default: model and folder)")
     p.add_argument("--out", default="lmms-plugins-compare", help="folder for compare.md, compare.csv and the PNG charts")
     p.add_argument("--no-chart", action="store_true", help="do not draw the PNG charts (no matplotlib needed)")
