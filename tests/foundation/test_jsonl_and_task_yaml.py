@@ -57,6 +57,10 @@ def test_function_tags_are_kept_as_dotted_names_and_other_tags_are_refused(tmp_p
     (tmp_path / "t.yaml").write_text(text, encoding="utf-8")
     assert task_yaml.load(tmp_path / "t.yaml") == task_yaml.loads(text)
     assert task_yaml.loads("") is None
+    ref = task_yaml.loads(text)["process_results"]
+    assert isinstance(ref, task_yaml.FunctionRef) and not isinstance(task_yaml.loads("a: plain.name")["a"], task_yaml.FunctionRef)
+    assert task_yaml.loads(yaml.dump(task_yaml.loads(text), Dumper=task_yaml.dumper())) == task_yaml.loads(text)  # round trip
+    assert "!function" in yaml.dump({"f": ref}, Dumper=task_yaml.dumper())
     with pytest.raises(yaml.YAMLError, match="!python/object"):
         task_yaml.loads("x: !python/object:os.system [echo]\n")
 
