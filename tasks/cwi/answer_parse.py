@@ -116,7 +116,15 @@ def find_span(text: str) -> str | None:
     """Text inside the last ``<answer>…</answer>`` (tags case-insensitive), or None.
 
     Only ASCII letters are lowered, so offsets in the lowered copy are offsets in ``text``
-    (``str.lower`` turns "İ" into two characters)."""
+    (``str.lower`` turns "İ" into two characters).
+
+    The common case is read without lowering a copy: when the exact-case tags are found and no
+    '<' follows the close tag or lies between the two tags, no other-case tag can be the last."""
+    close = text.rfind(CLOSE_TAG)
+    if close >= 0 and text.find("<", close + 1) < 0:
+        open_ = text.rfind(OPEN_TAG, 0, close)
+        if open_ >= 0 and text.find("<", open_ + 1, close) < 0:
+            return text[open_ + len(OPEN_TAG) : close]
     low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
     close = low.rfind(CLOSE_TAG)
     if close < 0:
@@ -273,6 +281,103 @@ def _parse_scalars(span: str) -> tuple | None:
             clashes.add(name)
         fields[name] = value
     return [], fields, {}, {}, clashes, False
+
+
+# Common shapes read in one regular-expression match (issue 16.11), for the scorer's direct route
+# (rules.score): the same items and fields the tokeniser reads, built without its per-token loop.
+# Each pattern admits only ASCII spans (plus '°') without a newline, so neither the minus
+# translation nor the list-marker rewrite of _parse applies, and only spans on which the
+# tokeniser provably takes one simple route: no exponent, name or hex colour next to a number,
+# no loose name, no tail after a named value, no name given twice (those go to parse_values).
+# Possessive quantifiers: a failing match is linear, and a number is cut where the tokeniser
+# cuts it. tests/cwi/test_direct_route.py checks the readings against the tokeniser.
+_S = r"[ \t]*+"
+_N = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)"
+_U = r"(?:[ \t]*+(?:%|\u00b0|(?:px|pixels?|deg(?:rees?)?)(?![A-Za-z0-9_])))?+"  # dropped, '%' noted
+# numbers, each with its unit, apart by a comma, spaces or nothing before a sign ("70-2" is 70, -2)
+_L = rf"{_N}{_U}(?:(?:{_S},{_S}|[ \t]++|(?=[-+])){_N}{_U})*+"
+_W = r"(?:[A-Za-z]++[ \t]*+)?+"  # a word before a bracket ("RGB(1, 2, 3)", "to"): changes nothing
+_G = rf"(?:\[{_S}{_L}{_S}\]|\({_S}{_L}{_S}\))"
+_SHAPE_NUMBERS = re.compile(rf"{_S}(?:{_W}(?:(\[){_S}{_L}{_S}\]|(\(){_S}{_L}{_S}\)){_U}|{_L}){_S}")
+_SHAPE_GROUPS = re.compile(
+    rf"{_S}(?:{_W}(\[){_S}{_G}(?:{_S},?+{_S}{_W}{_G})*+{_S}\]|{_W}{_G}(?:{_S},?+{_S}{_W}{_G})++){_U}{_S}")
+_PAIR_VALUE = rf"(?:{_N}(?:[ \t]++{_N})*+{_U}|\[{_S}(?:{_L}{_S})?\]|\({_S}(?:{_L}{_S})?\))"
+_SHAPE_NAMED = re.compile(
+    rf"{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE}(?:{_S}[,;]{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE})*+{_S}")
+_NAMED_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*){_S}[=:]{_S}(?:[\[(]([^\])]*)[\])]|({_N}(?:[ \t]++{_N})*+))")
+_KV = rf'"[A-Za-z_][A-Za-z_0-9]*+"{_S}:{_S}{_N}'
+_OBJ = rf"\{{{_S}{_KV}(?:{_S},{_S}{_KV})*+{_S}\}}"
+_SHAPE_OBJECTS = re.compile(rf"{_S}(?:\[{_S}{_OBJ}(?:{_S},{_S}{_OBJ})*+{_S}\]|({_OBJ})){_S}")
+_KV_PAIR = re.compile(rf'"([A-Za-z_][A-Za-z_0-9]*)"{_S}:{_S}({_N})')
+_OBJ_BODY = re.compile(r"\{([^{}]*)\}")
+
+
+def _numbers(tokens: list, span: str) -> list:
+    """``[_number(t) for t in tokens]`` for the tokens of a common shape (no exponent, so every
+    float is finite)."""
+    if len(span) > MAX_NUMBER_CHARS and any(len(t) > MAX_NUMBER_CHARS for t in tokens):
+        raise _Reject(f"number with more than {MAX_NUMBER_CHARS} characters")
+    if "." not in span:
+        return list(map(int, tokens))
+    return [float(t) if "." in t else int(t) for t in tokens]
+
+
+def common_shape(span: str) -> tuple | None:
+    """``(items, fields, percent)`` as the tokeniser reads ``span`` when it is of a common shape
+    (its ``loose``, ``tails`` and ``clashes`` are then empty), else None. Shapes: numbers, bare or
+    in one bracket with a word before it (``3,-2``, ``[2 0 1]``, ``(240, 130) px``, ``45°``,
+    ``RGB(1, 2, 3)``); bracketed groups (``[[0,3],[2,1]]``, ``(1,2) to (3,4)``); named values
+    (``dx=3, dy=-2``, ``rows=[2,0,1]; cols: 1 2 0``); JSON objects of numbers, alone or listed.
+    May raise _Reject (a number too long), as the tokeniser would."""
+    if len(span) > FAST_MAX_CHARS:
+        return None
+    m = _SHAPE_NUMBERS.fullmatch(span)
+    if m is not None:
+        values = _numbers(_NUM_RE.findall(span), span)
+        if m.group(1) is not None:
+            values = [tuple(values)]
+        elif m.group(2) is not None:
+            values = [Paren(values)]
+        return values, {}, "%" in span
+    m = _SHAPE_NAMED.fullmatch(span)
+    if m is not None:
+        fields: dict = {}
+        n = 0
+        for name, inner, run in _NAMED_PAIR.findall(span):
+            n += 1
+            name = name.lower()
+            if name in UNIT_WORDS:
+                return None  # not a name for the tokeniser: its number is positional
+            if run:  # "rows: 2 0 3": a run of numbers extends the field into a tuple
+                vals = _numbers(_NUM_RE.findall(run), run)
+                fields[name] = vals[0] if len(vals) == 1 else tuple(vals)
+            else:  # name=[...] or name=(...): the list, whole, as a tuple
+                fields[name] = tuple(_numbers(_NUM_RE.findall(inner), inner))
+        return (None if len(fields) != n else ([], fields, "%" in span))  # a name twice: the loop
+    m = _SHAPE_GROUPS.fullmatch(span)
+    if m is not None:
+        outer = m.group(1) is not None
+        groups = [Paren(vals) if opener == "(" else tuple(vals)
+                  for opener, inner in _GROUP_RE.findall(span[span.index("[") + 1:] if outer else span)
+                  for vals in (_numbers(_NUM_RE.findall(inner), inner),)]
+        return ([tuple(groups)] if outer else groups), {}, "%" in span
+    if '"' in span:
+        m = _SHAPE_OBJECTS.fullmatch(span)
+        if m is not None:
+            objs = []
+            for body in _OBJ_BODY.findall(span):
+                names: dict = {}
+                for key, tok in _KV_PAIR.findall(body):
+                    key = key.lower()
+                    if key in UNIT_WORDS:
+                        return None  # not a name for the tokeniser: its number is positional
+                    names[key] = _number(tok)  # a repeated name keeps its place, last value
+                objs.append(names)
+            if m.group(1) is not None:  # one object, not in a list: its names are the fields
+                names = objs[0]
+                return (None if len(names) != m.group(1).count(":") else ([], names, False))
+            return [tuple(Obj(tuple(d.values()), tuple(d)) for d in objs)], {}, False
+    return None
 
 
 def _parse_tokens(span: str) -> tuple:

@@ -22,13 +22,13 @@ Pure: no lmms-eval, no numpy. Every result is a :class:`Score` that says what wa
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import Obj, Paren, ParsedAnswer, frozen_new, parse_answer
+from .answer_parse import (Obj, Paren, ParsedAnswer, _Reject, common_shape, find_span, frozen_new, parse_answer,
+                           parse_values)
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -331,7 +331,8 @@ def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
         nested = _nested_groups(items, POINT_NAMES, "points")
         if nested is not None and len(nested[0]) == 2:
             return tuple(nested)
-        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2 and (like is None or len(like) == 1):
+        if len(items) == 1 and isinstance(items[0], Paren) and len(items[0]) == 2 and (like is None or len(like) == 1) \
+                and not any(isinstance(x, tuple) for x in items[0]):  # ("([97], [0])" raised TypeError in the comparison)
             return (tuple(items[0]),)  # "(-31, 0)" for one ghost: parentheses write one (dx, dy)
     return tuple(_groups(items, rule.dims, "points", POINT_NAMES))
 
@@ -374,8 +375,13 @@ def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     if box:
         _no_extras(parsed, set(), "box", box)
         return (box,)
+    return _boxes_of(_positional(parsed))
+
+
+def _boxes_of(items) -> tuple:
+    """Boxes from positional items: corner pairs, JSON objects, groups of 4 or flat numbers."""
     items = [tuple(_corners(_box_obj(x)) for x in v) if type(v) is tuple and any(type(x) is Obj or _is_corner_pair(x) for x in v)
-             else _corners(_box_obj(v)) for v in _positional(parsed)]
+             else _corners(_box_obj(v)) for v in items]
     nested = _nested_groups(items, POINT_NAMES, "boxes")
     if nested is not None and len(nested[0]) == 2 and len(nested) % 2 == 0:
         # corner pairs: "(x1,y1) to (x2,y2)", [[x1,y1],[x2,y2]]
@@ -697,19 +703,347 @@ def grid_of(doc: Mapping | None) -> dict | None:
     return None
 
 
+# ---------------------------------------------------------------------------- the direct route
+# Issue 16.11: the common spellings (answer_parse.common_shape) are read straight into the rule's
+# shape by one small function per rule kind, built once per rule, and compared with the gold by a
+# function built once per (rule, gold). Each returns None whenever the general reading
+# (:func:`_read`) would take any other turn (a reason to give, a gold-dependent or grid reading,
+# a JSON object); the general reading then runs on the same parsed values, so every Score is what
+# the general route gives (tests/cwi/test_direct_route.py checks both on generated answers).
+
+
+def _int_of(v):
+    """``_as_int(v)`` where it returns, else None."""
+    if type(v) is int:
+        return v
+    if type(v) is float and v.is_integer():
+        return int(v)
+    return None
+
+
+def _ints_of(values):
+    """``_as_int`` of each of ``values`` when every one is an integer, else None."""
+    out = []
+    for v in values:
+        if type(v) is not int:
+            if type(v) is not float or not v.is_integer():
+                return None
+            v = int(v)
+        out.append(v)
+    return out
+
+
+_LISTS = (tuple, Paren)
+
+
+def _plain(items):
+    """The numbers of ``items`` when they are plain numbers or one bracket of them, and whether
+    that bracket is a Paren; else (None, False)."""
+    if len(items) == 1 and type(items[0]) in _LISTS:
+        vals = items[0]
+        paren = type(vals) is Paren
+    else:
+        vals, paren = items, False
+    for v in vals:
+        if type(v) is not int and type(v) is not float:
+            return None, False
+    return vals, paren
+
+
+def _plain_groups(items):
+    """The groups of ``[[1,2],[3,4]]`` / ``(1,2), (3,4)`` (non-empty, numbers only), else None."""
+    if len(items) == 1 and type(items[0]) is tuple and items[0] and type(items[0][0]) in _LISTS:
+        groups = items[0]
+    elif len(items) >= 2:
+        groups = items
+    else:
+        return None
+    for g in groups:
+        if type(g) not in _LISTS or not g:
+            return None
+        for v in g:
+            if type(v) is not int and type(v) is not float:
+                return None
+    return groups
+
+
+def _direct_int(rule, items, fields, percent, span, like, context):
+    if fields:
+        if items or len(fields) != 1:
+            return None
+        (v,) = fields.values()
+    elif len(items) == 1:
+        v = items[0]
+    else:
+        return None
+    if type(v) in _LISTS and len(v) == 1:
+        v = v[0]
+    return _int_of(v)
+
+
+def _direct_sequence(rule, items, fields, percent, span, like, context):
+    if fields:
+        return None
+    vals, _ = _plain(items)
+    if vals is None:
+        return None
+    ints = _ints_of(vals)
+    return None if ints is None else tuple(ints)
+
+
+def _direct_set(rule, items, fields, percent, span, like, context):
+    if fields:
+        return None
+    vals, paren = _plain(items)
+    if rule.item_size == 1:
+        if vals is None:
+            return None
+        ints = _ints_of(vals)
+        return None if ints is None else tuple(sorted(ints))
+    if rule.item_size != 2:
+        return None
+    if vals is None:
+        groups = _plain_groups(items)
+        if groups is None or any(len(g) != 2 for g in groups):
+            return None
+        cells = []
+        for g in groups:
+            cell = _ints_of(g)
+            if cell is None:
+                return None
+            cells.append(tuple(cell))
+        return ("cells", tuple(sorted(cells)))
+    ints = _ints_of(vals)
+    if ints is None:
+        return None
+    if paren and len(items) == 1 and len(vals) == 2:
+        return ("cells", (tuple(ints),))  # "(0, 3)": one (row, col) cell
+    if like is None or like[0] == "flat":
+        return ("flat", tuple(sorted(ints)))
+    return None  # pairs or flat indices, by the grid: the general reading
+
+
+def _direct_points(rule, items, fields, percent, span, like, context):
+    dims = rule.dims
+    if fields:
+        if dims != 2:
+            return None
+        for names in POINT_NAMES:
+            vals = [fields.get(n) for n in names]
+            if all(v is not None and not isinstance(v, tuple) for v in vals):
+                return (tuple(vals),)
+        return None
+    vals, paren = _plain(items)
+    if vals is not None:
+        if dims == 1 and paren and len(items) == 1 and len(vals) == 2 and (like is None or len(like) == 1):
+            return (tuple(vals),)  # "(-31, 0)" for one ghost
+        if len(vals) % dims:
+            return None
+        return tuple(tuple(vals[i:i + dims]) for i in range(0, len(vals), dims))
+    groups = _plain_groups(items)
+    if groups is None:
+        return None
+    size = 2 if dims == 1 else dims  # 1-D shifts written as (dx, dy) pairs
+    if any(len(g) != size for g in groups):
+        return None
+    return tuple(tuple(g) for g in groups)
+
+
+def _direct_boxes(rule, items, fields, percent, span, like, context):
+    if fields:
+        box = _box_from(*_by_names(fields, BOX_NAMES)) or _box_from(*_by_names(fields, BOX_SIZE_NAMES))
+        return (box,) if box else None
+    vals, _ = _plain(items)
+    if vals is None and _plain_groups(items) is None:
+        return None  # JSON objects, deeper nesting: the general reading
+    try:
+        return _boxes_of(items)
+    except _Shape:
+        return None
+
+
+def _direct_fields_reader(rule: Rule):
+    """The direct reader of a ``fields`` rule, its specs looked at once."""
+    specs = rule.fields
+    # (name, names, type, quarter turns, percent field)
+    plan = [(s.name, s.names(), s.type, s.name in QUARTER_TURN_FIELDS, s.name in PERCENT_FIELDS) for s in specs]
+    grouped_first = len(specs) == 1 and specs[0].type == "number"
+    has_seq = any(s.type == "sequence" for s in specs)
+    n_specs = len(specs)
+
+    def read(rule, items, fields, percent, span, like, context):
+        if grouped_first and "," in span:
+            return None  # maybe one number with thousands separators ("1,234"): the general reading
+        if fields:
+            values = []
+            for _, names, _, _, _ in plan:
+                for n in names:
+                    if n in fields:
+                        values.append(fields[n])
+                        break
+                else:
+                    return None  # a field not named: read by position or missing
+        elif has_seq:
+            if len(items) == 1 and isinstance(items[0], tuple) and len(items[0]) == 1 and isinstance(items[0][0], Obj):
+                return None
+            try:
+                values = _sequence_fields(specs, items)
+            except _Shape:
+                return None
+        else:
+            values, _ = _plain(items)
+            if values is None:
+                return None
+        if len(values) != n_specs:
+            return None
+        out = {}
+        for (name, _, ftype, quarter, pct), v in zip(plan, values):
+            if ftype == "number":
+                if type(v) is not int and type(v) is not float:
+                    return None
+                if pct and not percent and 0 < abs(v) < 1:
+                    v = v * 100  # "0.375" is a share; "37.5" and "37.5%" are percentages
+                out[name] = v
+            elif ftype == "int":
+                v = _int_of(v)
+                if v is None:
+                    return None
+                if quarter:  # _quarter_turns((v,))[0]
+                    v = (v // 90 if v % 90 == 0 and v != 0 else v) % 4
+                out[name] = v
+            else:
+                v = _ints_of(v) if isinstance(v, tuple) else _ints_of((v,))
+                if v is None:
+                    return None
+                out[name] = _quarter_turns(tuple(v)) if quarter else tuple(v)
+        return out
+
+    return read
+
+
+def _direct_reader(rule: Rule):
+    if rule.kind == "fields":
+        return _direct_fields_reader(rule)
+    return {"int": _direct_int, "sequence": _direct_sequence, "set": _direct_set,
+            "points": _direct_points, "boxes": _direct_boxes}[rule.kind]
+
+
+def _fields_comparator(rule: Rule, gold: dict):
+    """_compare for a ``fields`` rule and one gold, the gold's side of each test worked out once
+    (the same operations in the same order, so the same floating-point results)."""
+    plan = []
+    for spec in rule.fields:
+        g = gold[spec.name]
+        if spec.type in ("int", "sequence"):
+            plan.append((spec.name, True, g, None, None, 0.0))
+            continue
+        g = float(g)
+        if spec.divide_by:
+            g = g / spec.divide_by
+        plan.append((spec.name, False, g, spec.divide_by, spec.circular, max(spec.tol, spec.rel_tol * abs(g)) + 1e-9))
+
+    def compare(pred):
+        bad = None
+        for name, exact, g, div, circ, limit in plan:
+            p = pred[name]
+            if exact:
+                ok = p == g
+            else:
+                p = float(p)
+                if div:
+                    p = p / div
+                diff = abs(p - g)
+                if circ:
+                    diff = math.fmod(diff, circ)
+                    diff = min(diff, circ - diff)
+                ok = diff <= limit
+            if not ok:
+                bad = [name] if bad is None else bad + [name]
+        return (True, "all fields match") if bad is None else (False, f"outside rule: {', '.join(bad)}")
+
+    return compare
+
+
+def _comparator(rule: Rule, gold):
+    """A function ``pred -> (ok, reason)`` equal to ``_compare(rule, pred, gold)`` for
+    predictions the direct route reads, or None (use _compare)."""
+    if rule.kind in ("int", "sequence") or (rule.kind == "set" and rule.item_size != 2):
+        return lambda pred: (True, "exact match") if pred == gold else (False, "differs from gold")
+    if rule.kind == "fields":
+        try:
+            return _fields_comparator(rule, gold)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return None  # _compare says why, per prediction
+    return None
+
+
+DIRECT_ROUTE = True  # False: every answer goes through parse_answer and _read (the tests compare both)
+_direct_cache: dict[int, tuple] = {}  # id(rule) -> (rule, reader, {gold: (g, why, comparator)})
+
+
+def _direct_entry(rule: Rule, gold: str):
+    hit = _direct_cache.get(id(rule))
+    if hit is None or hit[0] is not rule:
+        if len(_direct_cache) > 256:
+            _direct_cache.clear()
+        hit = _direct_cache[id(rule)] = (rule, _direct_reader(rule), {})
+    golds = hit[2]
+    got = golds.get(gold)
+    if got is None:
+        if len(golds) >= 8192:
+            golds.clear()
+        g, why, _ = _read_gold(rule, gold)
+        got = golds[gold] = (g, why, None if why is not None else _comparator(rule, g))
+    return hit[1], got
+
+
+def _read_prediction(rule: Rule, text, like, context, reader=None):
+    """read_value of a model output: ``(value, None, span, direct)`` or ``(None, reason, span,
+    False)``; ``direct`` says the direct route read it. Spans of a common shape
+    (answer_parse.common_shape) are not tokenised; ``reader`` (_direct_reader) reads them
+    straight into the rule's shape where it can."""
+    span = find_span(text) if isinstance(text, str) and DIRECT_ROUTE else None
+    if span is None:
+        return (*read_value(rule, text, require_span=True, like=like, context=context), False)
+    try:
+        shape = common_shape(span)
+    except _Reject:
+        shape = None
+    if shape is None:
+        parsed = parse_values(span)
+        if not parsed.ok:
+            return None, parsed.reason, span, False
+    else:
+        items, fields, percent = shape
+        if reader is not None:
+            value = reader(rule, items, fields, percent, span, like, context)
+            if value is not None:
+                return value, None, span, True
+        parsed = frozen_new(ParsedAnswer, ok=True, span=span, items=tuple(items), fields=fields, reason="",
+                            loose={}, tails={}, clashes=set(), percent=percent)
+    try:
+        return _read(rule, parsed, like, context), None, span, False
+    except _Shape as exc:
+        return None, str(exc), span, False
+
+
 def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | None = None) -> Score:
     """Score one prediction (model output containing ``<answer>…</answer>``) against ``gold``.
     ``context``: what the item tells about its shape (``grid_of(doc)``), for flat cell indices."""
-    rule = rule_from_config(rule)
-    g, why, _ = _read_gold(rule, gold) if isinstance(gold, str) else read_value(rule, gold, require_span=False)
+    if type(rule) is not Rule:
+        rule = rule_from_config(rule)
+    if isinstance(gold, str):
+        reader, (g, why, compare) = _direct_entry(rule, gold)
+    else:
+        (g, why, _), reader, compare = read_value(rule, gold, require_span=False), None, None
     if why is not None:
         return frozen_new(Score, correct=False, status=BAD_GOLD, reason=f"gold answer unreadable: {why}",
                           predicted=None, gold=None, span=None)
-    p, why, span = read_value(rule, prediction, require_span=True, like=g, context=context)
+    p, why, span, direct = _read_prediction(rule, prediction, g, context, reader)
     if why is not None:
         return frozen_new(Score, correct=False, status=UNPARSABLE, reason=why, predicted=None, gold=g, span=span)
     try:
-        ok, reason = _compare(rule, p, g, context)
+        ok, reason = compare(p) if direct and compare is not None else _compare(rule, p, g, context)
     except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
         ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
     return frozen_new(Score, correct=ok, status=OK, reason=reason, predicted=p, gold=g, span=span)
