@@ -7,6 +7,7 @@ import pytest
 from lmms_plugins.tasks.abacus import hooks
 from lmms_plugins.tasks.abacus import synthetic as syn
 from lmms_plugins.tasks.abacus.aggregate import leaderboard
+from lmms_plugins.utils.jsonl import read_jsonl
 
 CARD_COLUMNS = {"image", "image_id", "coco_split", "prompt", "count"}
 
@@ -43,8 +44,8 @@ def test_hub_layout_loads_with_the_cards_columns(touch_root):
 
 def _score_all(root, monkeypatch):
     monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
-    truth = {(t["task"], t["doc_id"]): t for t in map(json.loads, (root / "truth.jsonl").read_text().splitlines())}
-    replay = {(r["task"], r["doc_id"]): r for r in map(json.loads, (root / "replay.jsonl").read_text().splitlines())}
+    truth = {(t["task"], t["doc_id"]): t for t in read_jsonl(root / "truth.jsonl")}
+    replay = {(r["task"], r["doc_id"]): r for r in read_jsonl(root / "replay.jsonl")}
     for op in ("add", "remove", "change"):
         for tier in ("easy", "medium", "hard"):
             for i, doc in enumerate(_docs(root, op, tier)):

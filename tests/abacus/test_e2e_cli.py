@@ -1,17 +1,17 @@
 """The real lmms-eval CLI on a local synthetic ABACUS dataset in the official (hub) layout."""
 
-import json
 from pathlib import Path
 
 import pytest
 
 from lmms_plugins.tasks.abacus import synthetic as syn
+from lmms_plugins.utils.jsonl import read_jsonl
 
 pytestmark = pytest.mark.e2e
 
 
 def _truth(root: Path) -> dict:
-    return {(t["task"], t["doc_id"]): t for t in map(json.loads, (root / "truth.jsonl").read_text().splitlines())}
+    return {(t["task"], t["doc_id"]): t for t in read_jsonl(root / "truth.jsonl")}
 
 
 def test_replay_of_touched_edits_shows_the_expected_factors(tmp_path, run_lmms_eval):

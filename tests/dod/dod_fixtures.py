@@ -85,8 +85,8 @@ def make_dataset(root: Path, pairs_per_category: int = 2, maze_pairs: int = 2, s
         maze_dir = root.parent / (root.name + "_maze_tmp")
         rc = maze_main(["--pairs", str(maze_pairs), "--sizes", "7", "--seed", str(seed), "--out", str(maze_dir)])
         assert rc == 0, "maze generator failed"
-        requests += [json.loads(x) for x in (maze_dir / "instruction.jsonl").read_text().splitlines() if x.strip()]
-        labels += [json.loads(x) for x in (maze_dir / "ground_truth_criteria.jsonl").read_text().splitlines() if x.strip()]
+        requests += read_jsonl(maze_dir / "instruction.jsonl")
+        labels += read_jsonl(maze_dir / "ground_truth_criteria.jsonl")
         for f in (maze_dir / "image").iterdir():
             shutil.copy(f, root / "image" / f.name)
         shutil.rmtree(maze_dir)

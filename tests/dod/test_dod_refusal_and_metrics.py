@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from lmms_plugins.tasks.dod import metrics as M
 from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain, sentences
+from lmms_plugins.utils.jsonl import read_jsonl
 
 LABELLED = Path(M.__file__).with_name("refusal_labelled.jsonl")
 
@@ -60,7 +60,7 @@ def test_sentence_spans_are_exact_substrings():
 
 
 def test_labelled_set_is_large_varied_and_scored_well():
-    rows = [json.loads(x) for x in LABELLED.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = read_jsonl(LABELLED)
     assert len(rows) >= 200 and len({r["text"] for r in rows}) == len(rows)
     kinds = {r["kind"] for r in rows}
     assert {"hypothetical", "hedge", "negation", "failed_attempt", "constraint", "unrelated_refusal",

@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grade"))
 from grade_fixtures import canned_judge, make_dataset, make_outputs  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
 
+from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
+
 pytestmark = pytest.mark.e2e
 
 # characters of one printed value: the widest are ABACUS's abacus_leaderboard (n, five means with
@@ -43,7 +45,7 @@ def _replay_lines(tmp_path: Path) -> list[dict]:
     lines = []
     # DoD, mazes only: no image for the feasible ones (E = 0); the infeasible ones declined but one
     assert make_mazes(["--pairs", str(PAIRS), "--sizes", "7,9", "--seed", "5", "--out", str(tmp_path / "dod")]) == 0
-    cases = [json.loads(x)["case_id"] for x in (tmp_path / "dod" / "instruction.jsonl").read_text().splitlines() if x.strip()]
+    cases = [r["case_id"] for r in read_jsonl(tmp_path / "dod" / "instruction.jsonl")]
     infeasible = sorted(c for c in cases if c.endswith("-infeasible"))
     for c in cases:
         if c.endswith("-feasible"):
@@ -55,13 +57,13 @@ def _replay_lines(tmp_path: Path) -> list[dict]:
         lines.append({"key": c, "text": text})
     # GRADE: six samples, one without an image
     make_dataset(tmp_path / "GRADE")
-    for row in map(json.loads, make_outputs(tmp_path / "grade_out").read_text().splitlines()):
+    for row in read_jsonl(make_outputs(tmp_path / "grade_out")):
         if row.get("image"):
             row["image"] = str(tmp_path / "grade_out" / row["image"])
         lines.append(row)
     # ABACUS: synthetic edits
     assert syn.main(["--out", str(tmp_path / "abacus"), "--n", "3", "--seed", "11", "--edits", "touch"]) == 0
-    for row in map(json.loads, (tmp_path / "abacus" / "replay.jsonl").read_text().splitlines()):
+    for row in read_jsonl(tmp_path / "abacus" / "replay.jsonl"):
         if row["task"] == "abacus_add_easy":
             lines.append({**row, "image": str(tmp_path / "abacus" / row["image"])})
     # CwI: right answers for half of the items

@@ -25,6 +25,8 @@ import grade_fixtures  # noqa: E402
 from images_server import FakeImagesServer, Reply, UrlImage  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
 
+from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
+
 pytestmark = pytest.mark.e2e
 
 REFUSAL = "This cannot be done: the request contradicts itself, so it is impossible. I will not generate an image."
@@ -62,7 +64,7 @@ def abacus_cases(data: Path, task: str) -> list[dict]:
 
     op, tier = task.split("_")[1:]
     rows = pq.read_table(data / op / f"{tier}-00000-of-00001.parquet").to_pylist()
-    replay = {(r["task"], r["doc_id"]): r for r in map(json.loads, (data / "replay.jsonl").read_text().splitlines())}
+    replay = {(r["task"], r["doc_id"]): r for r in read_jsonl(data / "replay.jsonl")}
     return [{"id": f"{task}/{i}", "key": pixels_key(Image.open(io.BytesIO(row["image"]["bytes"]))), "fragment": row["prompt"],
              "reply": (data / replay[(task, i)]["image"]).read_bytes()} for i, row in enumerate(rows)]
 
@@ -148,7 +150,7 @@ def test_dod_abacus_and_grade_through_openai_image_edit(tmp_path, run_lmms_eval)
             assert Path(out["images"][0]).parent == edits / "dod_no_hint"
 
     # ABACUS: the touched edits the server returned score what the generator says they must
-    truth = {t["doc_id"]: t for t in map(json.loads, (abacus_root / "truth.jsonl").read_text().splitlines()) if t["task"] == "abacus_add_easy"}
+    truth = {t["doc_id"]: t for t in read_jsonl(abacus_root / "truth.jsonl") if t["task"] == "abacus_add_easy"}
     abacus = res["results"]["abacus_add_easy"]
     assert abacus["abacus_count_fidelity,none"] == pytest.approx(sum(t["cf"] for t in truth.values()) / 2)
     assert abacus["abacus_conservation,none"] == pytest.approx(sum(t["oc"] for t in truth.values()) / 2)
