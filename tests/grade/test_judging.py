@@ -24,6 +24,7 @@ from judge_server import FakeJudgeServer, Reply, Sleep, image_urls  # noqa: E402
 
 from lmms_plugins.tasks.grade import hooks  # noqa: E402
 from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
+from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
 from lmms_plugins.tasks.grade.scoring import breakdown  # noqa: E402
 
@@ -33,7 +34,7 @@ def data(tmp_path):
     root = make_dataset(tmp_path / "GRADE")
     outputs = make_outputs(tmp_path / "run")
     docs = {d["task_id"]: d for d in load_records(root)}
-    rows = {json.loads(l)["key"]: json.loads(l) for l in outputs.read_text().splitlines()}
+    rows = {r["key"]: r for r in read_jsonl(outputs)}
     answers = {}
     for key, row in rows.items():  # what an image-editing model returns to lmms-eval
         images = [str(outputs.parent / row["image"])] if row.get("image") else []
