@@ -101,8 +101,9 @@ def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> Paired
     base = dict(task=task, metric=metric, label=mm.label, run_a=a.label, run_b=b.label)
     if ta.samples is None or tb.samples is None:
         missing = " and ".join(r.label for r, t in ((a, ta), (b, tb)) if t.samples is None)
+        harness = " or ".join(sorted({t.harness for t in (ta, tb) if t.samples is None}, reverse=True))  # lmms-eval first
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
-                          note=f"no samples file for {missing} (a group has none; for a task, run lmms-eval with --log_samples)")
+                          note=f"no samples file for {missing} (a group has none; for a task, run {harness} with --log_samples)")
     if va is None or vb is None:
         return PairedTest(**base, n_shared=0, mean_a=None, mean_b=None, diff=None, ci=None, test="none", p_value=None,
                           note="the metric has no per-sample values (it is computed over pairs or groups)")
