@@ -304,7 +304,7 @@ _SHAPE_GROUPS = re.compile(
 _PAIR_VALUE = rf"(?:{_N}(?:[ \t]++{_N})*+{_U}|\[{_S}(?:{_L}{_S})?\]|\({_S}(?:{_L}{_S})?\))"
 _SHAPE_NAMED = re.compile(
     rf"{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE}(?:{_S}[,;]{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE})*+{_S}")
-_NAMED_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*){_S}[=:]{_S}(?:[\[(]([^\])]*)[\])]|({_N}(?:[ \t]++{_N})*+))")
+_NAMED_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*){_S}[=:]{_S}(?:[\[(]([^\])]*)[\])]|({_N})((?:[ \t]++{_N})*+))")
 _KV = rf'"[A-Za-z_][A-Za-z_0-9]*+"{_S}:{_S}{_N}'
 _OBJ = rf"\{{{_S}{_KV}(?:{_S},{_S}{_KV})*+{_S}\}}"
 _SHAPE_OBJECTS = re.compile(rf"{_S}(?:\[{_S}{_OBJ}(?:{_S},{_S}{_OBJ})*+{_S}\]|({_OBJ})){_S}")
@@ -322,62 +322,134 @@ def _numbers(tokens: list, span: str) -> list:
     return [float(t) if "." in t else int(t) for t in tokens]
 
 
+_NO_LOOSE: dict = {}  # (never written: shared by the shapes without loose names)
+_LOOSE_ONE = rf"[A-Za-z_][A-Za-z_0-9]*+[ \t]++{_N}{_U}"
+_SHAPE_LOOSE = re.compile(rf"{_S}{_LOOSE_ONE}(?:{_S}[,;]{_S}{_LOOSE_ONE})*+{_S}")
+_LOOSE_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)[ \t]+({_N})")
+
+
 def common_shape(span: str) -> tuple | None:
-    """``(items, fields, percent)`` as the tokeniser reads ``span`` when it is of a common shape
-    (its ``loose``, ``tails`` and ``clashes`` are then empty), else None. Shapes: numbers, bare or
+    """``(items, fields, percent, loose)`` as the tokeniser reads ``span`` when it is of a common
+    shape (its ``tails`` and ``clashes`` are then empty), else None. Shapes: numbers, bare or
     in one bracket with a word before it (``3,-2``, ``[2 0 1]``, ``(240, 130) px``, ``45°``,
     ``RGB(1, 2, 3)``); bracketed groups (``[[0,3],[2,1]]``, ``(1,2) to (3,4)``); named values
-    (``dx=3, dy=-2``, ``rows=[2,0,1]; cols: 1 2 0``); JSON objects of numbers, alone or listed.
+    (``dx=3, dy=-2``, ``rows=[2,0,1]; cols: 1 2 0``); JSON objects of numbers, alone or listed;
+    names before numbers (``scale 1.2, angle 45°``, the names loose).
     May raise _Reject (a number too long), as the tokeniser would."""
     if len(span) > FAST_MAX_CHARS:
         return None
+    if span.isdigit() and span.isascii() and len(span) <= MAX_NUMBER_CHARS:
+        return [int(span)], {}, False, _NO_LOOSE
+    # the first character rules out most shapes (a failed match costs as much as a good one)
+    first = span.lstrip(" \t")[:1]
+    if first in _STARTS_NUMBER:
+        return _numbers_shape(span)
+    if first == "[" or first == "(":
+        return _numbers_shape(span) or _groups_shape(span) or (_objects_shape(span) if '"' in span else None)
+    if first == "{":
+        return _objects_shape(span) if '"' in span else None
+    if not first or not (first.isascii() and (first.isalpha() or first == "_")):
+        return None
+    if "=" in span or ":" in span:
+        return _named_shape(span)
+    if "[" in span or "(" in span:  # "RGB(1, 2, 3)", "box (1,2) to (3,4)"
+        return _numbers_shape(span) or _groups_shape(span)
+    return _loose_shape(span)
+
+
+_STARTS_NUMBER = frozenset("0123456789+-.")
+
+
+# Spans of these characters only hold numbers for the tokeniser (',' resets nothing there, a sign
+# or dot that starts no number is skipped, '%' is noted, '°' skipped): its numbers are what
+# _NUM_RE finds, whatever the spacing ("3,-2", "1.2.3", "3 - 2"). One bracket pair may enclose them.
+_PLAIN_CHARS = re.compile(r"[ \t]*+([\[(]?+)[-+0-9., \t%\u00b0]*+([\])]?+)[ \t]*+")
+
+
+def _numbers_shape(span: str) -> tuple | None:
+    m = _PLAIN_CHARS.fullmatch(span)
+    if m is not None:
+        opener, closer = m.groups()
+        if (opener == "[") == (closer == "]") and (opener == "(") == (closer == ")"):
+            values = _numbers(_NUM_RE.findall(span), span)
+            if not values:
+                return None  # no number: the general route says so
+            if opener:
+                values = [tuple(values) if opener == "[" else Paren(values)]
+            return values, {}, "%" in span, _NO_LOOSE
     m = _SHAPE_NUMBERS.fullmatch(span)
-    if m is not None:
-        values = _numbers(_NUM_RE.findall(span), span)
-        if m.group(1) is not None:
-            values = [tuple(values)]
-        elif m.group(2) is not None:
-            values = [Paren(values)]
-        return values, {}, "%" in span
-    m = _SHAPE_NAMED.fullmatch(span)
-    if m is not None:
-        fields: dict = {}
-        n = 0
-        for name, inner, run in _NAMED_PAIR.findall(span):
-            n += 1
-            name = name.lower()
-            if name in UNIT_WORDS:
-                return None  # not a name for the tokeniser: its number is positional
-            if run:  # "rows: 2 0 3": a run of numbers extends the field into a tuple
-                vals = _numbers(_NUM_RE.findall(run), run)
-                fields[name] = vals[0] if len(vals) == 1 else tuple(vals)
-            else:  # name=[...] or name=(...): the list, whole, as a tuple
-                fields[name] = tuple(_numbers(_NUM_RE.findall(inner), inner))
-        return (None if len(fields) != n else ([], fields, "%" in span))  # a name twice: the loop
+    if m is None:
+        return None
+    values = _numbers(_NUM_RE.findall(span), span)
+    if m.group(1) is not None:
+        values = [tuple(values)]
+    elif m.group(2) is not None:
+        values = [Paren(values)]
+    return values, {}, "%" in span, _NO_LOOSE
+
+
+def _named_shape(span: str) -> tuple | None:
+    if _SHAPE_NAMED.fullmatch(span) is None:
+        return None
+    fields: dict = {}
+    n = 0
+    for name, inner, first, run in _NAMED_PAIR.findall(span):
+        n += 1
+        name = name.lower()
+        if name in UNIT_WORDS:
+            return None  # not a name for the tokeniser: its number is positional
+        if not first:  # name=[...] or name=(...): the list, whole, as a tuple
+            fields[name] = tuple(_numbers(_NUM_RE.findall(inner), inner))
+        elif run:  # "rows: 2 0 3": a run of numbers extends the field into a tuple
+            fields[name] = tuple(_numbers(_NUM_RE.findall(first + run), run + first))
+        else:
+            fields[name] = int(first) if "." not in first and len(first) <= MAX_NUMBER_CHARS else _number(first)
+    return None if len(fields) != n else ([], fields, "%" in span, _NO_LOOSE)  # a name twice: the loop
+
+
+def _groups_shape(span: str) -> tuple | None:
     m = _SHAPE_GROUPS.fullmatch(span)
-    if m is not None:
-        outer = m.group(1) is not None
-        groups = [Paren(vals) if opener == "(" else tuple(vals)
-                  for opener, inner in _GROUP_RE.findall(span[span.index("[") + 1:] if outer else span)
-                  for vals in (_numbers(_NUM_RE.findall(inner), inner),)]
-        return ([tuple(groups)] if outer else groups), {}, "%" in span
-    if '"' in span:
-        m = _SHAPE_OBJECTS.fullmatch(span)
-        if m is not None:
-            objs = []
-            for body in _OBJ_BODY.findall(span):
-                names: dict = {}
-                for key, tok in _KV_PAIR.findall(body):
-                    key = key.lower()
-                    if key in UNIT_WORDS:
-                        return None  # not a name for the tokeniser: its number is positional
-                    names[key] = _number(tok)  # a repeated name keeps its place, last value
-                objs.append(names)
-            if m.group(1) is not None:  # one object, not in a list: its names are the fields
-                names = objs[0]
-                return (None if len(names) != m.group(1).count(":") else ([], names, False))
-            return [tuple(Obj(tuple(d.values()), tuple(d)) for d in objs)], {}, False
-    return None
+    if m is None:
+        return None
+    outer = m.group(1) is not None
+    groups = [Paren(vals) if opener == "(" else tuple(vals)
+              for opener, inner in _GROUP_RE.findall(span[span.index("[") + 1:] if outer else span)
+              for vals in (_numbers(_NUM_RE.findall(inner), inner),)]
+    return ([tuple(groups)] if outer else groups), {}, "%" in span, _NO_LOOSE
+
+
+def _objects_shape(span: str) -> tuple | None:
+    m = _SHAPE_OBJECTS.fullmatch(span)
+    if m is None:
+        return None
+    objs = []
+    for body in _OBJ_BODY.findall(span):
+        names: dict = {}
+        for key, tok in _KV_PAIR.findall(body):
+            key = key.lower()
+            if key in UNIT_WORDS:
+                return None  # not a name for the tokeniser: its number is positional
+            names[key] = _number(tok)  # a repeated name keeps its place, last value
+        objs.append(names)
+    if m.group(1) is not None:  # one object, not in a list: its names are the fields
+        names = objs[0]
+        return None if len(names) != m.group(1).count(":") else ([], names, False, _NO_LOOSE)
+    return [tuple(Obj(tuple(d.values()), tuple(d)) for d in objs)], {}, False, _NO_LOOSE
+
+
+def _loose_shape(span: str) -> tuple | None:
+    """"scale 1.2, angle 45°": each number positional, its name loose."""
+    if _SHAPE_LOOSE.fullmatch(span) is None:
+        return None
+    loose: dict = {}
+    values = []
+    for name, tok in _LOOSE_PAIR.findall(span):
+        name = name.lower()
+        if name in UNIT_WORDS:
+            return None  # drops out for the tokeniser: its number is unnamed
+        loose.setdefault(name, len(values))
+        values.append(tok)
+    return _numbers(values, span), {}, "%" in span, loose
 
 
 def _parse_tokens(span: str) -> tuple:

@@ -767,7 +767,7 @@ def _plain_groups(items):
     return groups
 
 
-def _direct_int(rule, items, fields, percent, span, like, context):
+def _direct_int(rule, items, fields, percent, loose, span, like, context):
     if fields:
         if items or len(fields) != 1:
             return None
@@ -781,7 +781,7 @@ def _direct_int(rule, items, fields, percent, span, like, context):
     return _int_of(v)
 
 
-def _direct_sequence(rule, items, fields, percent, span, like, context):
+def _direct_sequence(rule, items, fields, percent, loose, span, like, context):
     if fields:
         return None
     vals, _ = _plain(items)
@@ -791,7 +791,7 @@ def _direct_sequence(rule, items, fields, percent, span, like, context):
     return None if ints is None else tuple(ints)
 
 
-def _direct_set(rule, items, fields, percent, span, like, context):
+def _direct_set(rule, items, fields, percent, loose, span, like, context):
     if fields:
         return None
     vals, paren = _plain(items)
@@ -823,7 +823,7 @@ def _direct_set(rule, items, fields, percent, span, like, context):
     return None  # pairs or flat indices, by the grid: the general reading
 
 
-def _direct_points(rule, items, fields, percent, span, like, context):
+def _direct_points(rule, items, fields, percent, loose, span, like, context):
     dims = rule.dims
     if fields:
         if dims != 2:
@@ -849,17 +849,11 @@ def _direct_points(rule, items, fields, percent, span, like, context):
     return tuple(tuple(g) for g in groups)
 
 
-def _direct_boxes(rule, items, fields, percent, span, like, context):
+def _direct_boxes(rule, items, fields, percent, loose, span, like, context):
     if fields:
         box = _box_from(*_by_names(fields, BOX_NAMES)) or _box_from(*_by_names(fields, BOX_SIZE_NAMES))
         return (box,) if box else None
-    vals, _ = _plain(items)
-    if vals is None and _plain_groups(items) is None:
-        return None  # JSON objects, deeper nesting: the general reading
-    try:
-        return _boxes_of(items)
-    except _Shape:
-        return None
+    return _boxes_of(items)  # what _read_boxes reads without fields (raises _Shape as it does)
 
 
 def _direct_fields_reader(rule: Rule):
@@ -871,18 +865,25 @@ def _direct_fields_reader(rule: Rule):
     has_seq = any(s.type == "sequence" for s in specs)
     n_specs = len(specs)
 
-    def read(rule, items, fields, percent, span, like, context):
+    def read(rule, items, fields, percent, loose, span, like, context):
         if grouped_first and "," in span:
             return None  # maybe one number with thousands separators ("1,234"): the general reading
-        if fields:
+        if fields or loose:
             values = []
+            used = set()
             for _, names, _, _, _ in plan:
                 for n in names:
                     if n in fields:
                         values.append(fields[n])
                         break
+                    if n in loose:  # "scale 1.2": the number after the name
+                        used.add(loose[n])
+                        values.append(items[loose[n]])
+                        break
                 else:
                     return None  # a field not named: read by position or missing
+            if len(used) != len(items):
+                return None  # unnamed numbers too: the general reading decides
         elif has_seq:
             if len(items) == 1 and isinstance(items[0], tuple) and len(items[0]) == 1 and isinstance(items[0][0], Obj):
                 return None
@@ -894,6 +895,8 @@ def _direct_fields_reader(rule: Rule):
             values, _ = _plain(items)
             if values is None:
                 return None
+            if len(values) != n_specs and (n_specs > 1 or "," not in span):  # (not "1,234")
+                raise _Shape(f"expected {n_specs} values ({', '.join(s.name for s in specs)}), got {len(values)}")
         if len(values) != n_specs:
             return None
         out = {}
@@ -1014,13 +1017,16 @@ def _read_prediction(rule: Rule, text, like, context, reader=None):
         if not parsed.ok:
             return None, parsed.reason, span, False
     else:
-        items, fields, percent = shape
+        items, fields, percent, loose = shape
         if reader is not None:
-            value = reader(rule, items, fields, percent, span, like, context)
+            try:
+                value = reader(rule, items, fields, percent, loose, span, like, context)
+            except _Shape as exc:  # raised only where the general reading raises the same
+                return None, str(exc), span, False
             if value is not None:
                 return value, None, span, True
         parsed = frozen_new(ParsedAnswer, ok=True, span=span, items=tuple(items), fields=fields, reason="",
-                            loose={}, tails={}, clashes=set(), percent=percent)
+                            loose=dict(loose), tails={}, clashes=set(), percent=percent)
     try:
         return _read(rule, parsed, like, context), None, span, False
     except _Shape as exc:
@@ -1033,7 +1039,13 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
     if type(rule) is not Rule:
         rule = rule_from_config(rule)
     if isinstance(gold, str):
-        reader, (g, why, compare) = _direct_entry(rule, gold)
+        hit = _direct_cache.get(id(rule))  # (_direct_entry, its common case inline)
+        got = hit[2].get(gold) if hit is not None and hit[0] is rule else None
+        if got is None:
+            reader, got = _direct_entry(rule, gold)
+        else:
+            reader = hit[1]
+        g, why, compare = got
     else:
         (g, why, _), reader, compare = read_value(rule, gold, require_span=False), None, None
     if why is not None:
@@ -1046,4 +1058,9 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
         ok, reason = compare(p) if direct and compare is not None else _compare(rule, p, g, context)
     except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
         ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
-    return frozen_new(Score, correct=ok, status=OK, reason=reason, predicted=p, gold=g, span=span)
+    result = _new_object(Score)  # frozen_new(Score, ...), inline
+    result.__dict__.update(correct=ok, status=OK, reason=reason, predicted=p, gold=g, span=span)
+    return result
+
+
+_new_object = object.__new__

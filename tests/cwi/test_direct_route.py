@@ -144,8 +144,8 @@ def shape_reading(span):
         return ("reject", str(exc))
     if got is None:
         return None
-    items, fields, percent = got
-    return typed(items), typed(fields), percent, typed({}), typed({}), typed(set())
+    items, fields, percent, loose = got
+    return typed(items), typed(fields), percent, typed(loose), typed({}), typed(set())
 
 
 def often(good, odd, times=12):
@@ -195,8 +195,8 @@ def test_common_shape_on_groups(groups, inner_gap, outer_gap, inner, outer, betw
 
 
 @MANY
-@given(st.lists(st.tuples(word, often(["=", ":", " = ", ": "], ["==", " ", "=:"]),
-                          st.lists(number, min_size=0, max_size=3), often(["", "[]", "()"], ["{}", "[)"]), unit),
+@given(st.lists(st.tuples(word, often(["=", ":", " = ", ": ", " ", "  "], ["==", "=:", "", "\t"]),
+                          st.lists(number, min_size=1, max_size=3), often(["", "", "[]", "()"], ["{}", "[)"]), unit),
                 min_size=1, max_size=4), often([", ", "; ", ",", ";"], [" ", " and ", "\n", ""]))
 def test_common_shape_on_named_values(pairs, sep):
     agree(sep.join(f"{n}{e}{b[:1]}{(', ' if b else ' ').join(v)}{b[1:]}{u}" for n, e, v, b, u in pairs))
