@@ -3,12 +3,14 @@
     python benchmarks/cwi_throughput.py [--n 100000] [--gen-items 20] [--baseline DIR]
 
 ``--baseline DIR``: a folder with the ``answer_parse.py`` and ``rules.py`` of another version
-(e.g. ``git show REV:tasks/cwi/rules.py``); the same predictions are scored with both in one
-run, alternating in rounds, and the ratio of their speeds is printed.
+(e.g. ``git show REV:tasks/cwi/rules.py``) and an empty ``__init__.py``; the same predictions are
+scored with both in one run, alternating in rounds, and the ratio of their speeds is printed;
+the scoring table (part 1) then has a row for each version.
 
 1. Scoring: n model outputs in mixed spellings across the rule kinds, each scored against its
    gold with the task's YAML rule; next to it, the floor: reading the same n outputs from a
-   samples JSONL file (one json.loads per line), as a run's logged samples are read.
+   samples JSONL file (one json.loads per line), as a run's logged samples are read. Scored in
+   the file's order (tasks mixed) and task by task (as lmms-eval scores: one task after another).
 2. Generation: items per second of each generator, next to the time spent PNG-encoding the same
    images (what writing the parquet costs anyway). Each generator first makes one untimed item:
    its imports (scipy.signal alone takes ~0.6 s) are paid once per run, not per item; that
@@ -118,22 +120,49 @@ def bench_baseline(n: int, folder: str, rounds: int = 40) -> dict:
             "median_ratio": {k: sorted(v)[len(v) // 2] for k, v in ratios.items() if v}}
 
 
-def bench_scoring(n: int) -> dict:
+def bench_scoring(n: int, baseline: str | None = None, repeats: int = 3) -> dict:
+    """Reading n outputs from a samples JSONL against scoring them, in the file's (mixed) order
+    and task by task (as lmms-eval calls process_results: one task's documents after another);
+    with ``baseline``, that version's scorer too. Every timing is the least of ``repeats`` runs
+    taken in rotation (a burst of load on the shared machine lands in one run, not in one column)."""
+    import dataclasses
+
     preds = make_predictions(n)
     rules = {t: rule_for_task(t) for t, _, _ in CASES}
+    scorers = {"this version": (score, rules)}
+    if baseline:
+        old_score, old_rule = _load_baseline(baseline)
+        scorers["baseline"] = (old_score, {t: old_rule(dataclasses.asdict(r) | {"fields": [dataclasses.asdict(f) for f in r.fields]})
+                                           for t, r in rules.items()})
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "samples.jsonl")
         with open(path, "w", encoding="utf-8") as fh:
             for i, (task, gold, text) in enumerate(preds):
                 fh.write(json.dumps({"doc_id": i, "task": task, "target": gold, "resps": [[text]], "filtered_resps": [text]}) + "\n")
-        t0 = time.process_time()
-        with open(path, encoding="utf-8") as fh:
-            read = [(r["task"], r["target"], r["filtered_resps"][0]) for r in map(json.loads, fh)]
-        t_read = time.process_time() - t0
-    t0 = time.process_time()
-    correct = sum(score(rules[task], text, gold).correct for task, gold, text in read)
-    t_score = time.process_time() - t0
-    return {"n": n, "read_per_s": n / t_read, "score_per_s": n / t_score, "ratio": t_score / t_read, "correct": correct}
+
+        def read_file():
+            with open(path, encoding="utf-8") as fh:
+                return [(r["task"], r["target"], r["filtered_resps"][0]) for r in map(json.loads, fh)]
+
+        read = read_file()
+        orders = {"mixed": read, "by task": sorted(read, key=lambda r: r[0])}
+        best: dict = {}
+        correct: dict = {}
+        for _ in range(repeats):
+            t0 = time.process_time()
+            read_file()
+            best["read"] = min(best.get("read", float("inf")), time.process_time() - t0)
+            for label, (fn, task_rules) in scorers.items():
+                for order, items in orders.items():
+                    t0 = time.process_time()
+                    got = sum(fn(task_rules[task], text, gold).correct for task, gold, text in items)
+                    took = time.process_time() - t0
+                    best[(label, order)] = min(best.get((label, order), float("inf")), took)
+                    correct[(label, order)] = got
+    return {"n": n, "read_per_s": n / best["read"], "t_read": best["read"],
+            "rows": [{"version": label, "order": order, "per_s": n / best[(label, order)],
+                      "ratio": best[(label, order)] / best["read"], "correct": correct[(label, order)]}
+                     for label in scorers for order in orders]}
 
 
 def bench_generation(items: int) -> list[dict]:
@@ -173,9 +202,11 @@ def main(argv=None) -> int:
                   f"this version {k / t_new:,.0f}/s; time ratio this/baseline {t_new / t_old:.2f} overall, "
                   f"{b['median_ratio'][sub]:.2f} median of {len(range(0, args.n, max(1, args.n // 40)))} rounds "
                   f"(correct: baseline {b['correct'][('old', sub)]}, this version {b['correct'][('new', sub)]})")
-    s = bench_scoring(args.n)
-    print(f"scoring {s['n']} predictions: parser+rule {s['score_per_s']:,.0f}/s; reading them from a samples "
-          f"JSONL {s['read_per_s']:,.0f}/s; scoring costs {s['ratio']:.2f}x the read ({s['correct']} correct)")
+    s = bench_scoring(args.n, args.baseline)
+    print(f"scoring {s['n']} predictions (least of 3 runs each, in rotation); reading them from a samples JSONL: "
+          f"{s['read_per_s']:,.0f}/s\n\n| version | order | parser+rule answers/s | time / read | correct |\n|---|---|---:|---:|---:|")
+    for r in s["rows"]:
+        print(f"| {r['version']} | {r['order']} | {r['per_s']:,.0f} | {r['ratio']:.2f}x | {r['correct']} |")
     if args.scoring_only:
         return 0
     print("\n| task | items/s | generate ms/item | PNG encode ms/item | generate / PNG | first item (imports), ms |"

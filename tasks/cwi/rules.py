@@ -853,7 +853,22 @@ def _direct_boxes(rule, items, fields, percent, loose, span, like, context):
     if fields:
         box = _box_from(*_by_names(fields, BOX_NAMES)) or _box_from(*_by_names(fields, BOX_SIZE_NAMES))
         return (box,) if box else None
-    return _boxes_of(items)  # what _read_boxes reads without fields (raises _Shape as it does)
+    vals, _ = _plain(items)
+    if vals is not None:  # flat numbers: boxes of 4
+        if len(vals) % 4:
+            raise _Shape(f"boxes: {len(vals)} numbers do not split into items of 4")
+        return tuple(tuple(vals[i:i + 4]) for i in range(0, len(vals), 4))
+    groups = _plain_groups(items)
+    if groups is None or len(groups) < 2:
+        return _boxes_of(items)  # what _read_boxes reads without fields (raises _Shape as it does)
+    size = len(groups[0])
+    if all(len(g) == size for g in groups):
+        if size == 2 and len(groups) % 2 == 0:  # corner pairs: "(x1,y1) to (x2,y2)", [[x1,y1],[x2,y2]]
+            return tuple(tuple(groups[i]) + tuple(groups[i + 1]) for i in range(0, len(groups), 2))
+        if size == 4:
+            return tuple(tuple(g) for g in groups)
+    bad = next(len(g) for g in groups if len(g) != 4)
+    raise _Shape(f"boxes: expected 4 numbers per item, got {bad}")
 
 
 def _direct_fields_reader(rule: Rule):
