@@ -59,7 +59,7 @@ class Obj(tuple):
     names: tuple = ()
 
     def __new__(cls, values, names):
-        obj = super().__new__(cls, values)
+        obj = tuple.__new__(cls, values)
         obj.names = tuple(names)
         return obj
 
@@ -328,6 +328,18 @@ _SHAPE_LOOSE = re.compile(rf"{_S}{_LOOSE_ONE}(?:{_S}[,;]{_S}{_LOOSE_ONE})*+{_S}"
 _LOOSE_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)[ \t]+({_N})")
 
 
+def _read_numbers(text: str) -> list:
+    """The numbers the tokeniser reads in ``text``, a piece of a common shape: integers apart by
+    commas or by spaces are read by int() (which takes the spaces around them), anything else
+    (a dot, a unit, a sign as separator) as _NUM_RE finds it."""
+    if "." not in text and len(text) <= MAX_NUMBER_CHARS:
+        try:
+            return list(map(int, text.split(",") if "," in text else text.split()))
+        except ValueError:
+            pass
+    return _numbers(_NUM_RE.findall(text), text)
+
+
 def common_shape(span: str) -> tuple | None:
     """``(items, fields, percent, loose)`` as the tokeniser reads ``span`` when it is of a common
     shape (its ``tails`` and ``clashes`` are then empty), else None. Shapes: numbers, bare or
@@ -371,7 +383,7 @@ def _numbers_shape(span: str) -> tuple | None:
     if m is not None:
         opener, closer = m.groups()
         if (opener == "[") == (closer == "]") and (opener == "(") == (closer == ")"):
-            values = _numbers(_NUM_RE.findall(span), span)
+            values = _read_numbers(span[m.end(1):m.start(2)])
             if not values:
                 return None  # no number: the general route says so
             if opener:
@@ -399,9 +411,9 @@ def _named_shape(span: str) -> tuple | None:
         if name in UNIT_WORDS:
             return None  # not a name for the tokeniser: its number is positional
         if not first:  # name=[...] or name=(...): the list, whole, as a tuple
-            fields[name] = tuple(_numbers(_NUM_RE.findall(inner), inner))
+            fields[name] = tuple(_read_numbers(inner))
         elif run:  # "rows: 2 0 3": a run of numbers extends the field into a tuple
-            fields[name] = tuple(_numbers(_NUM_RE.findall(first + run), run + first))
+            fields[name] = tuple(_read_numbers(first + run))
         else:
             fields[name] = int(first) if "." not in first and len(first) <= MAX_NUMBER_CHARS else _number(first)
     return None if len(fields) != n else ([], fields, "%" in span, _NO_LOOSE)  # a name twice: the loop
@@ -414,7 +426,7 @@ def _groups_shape(span: str) -> tuple | None:
     outer = m.group(1) is not None
     groups = [Paren(vals) if opener == "(" else tuple(vals)
               for opener, inner in _GROUP_RE.findall(span[span.index("[") + 1:] if outer else span)
-              for vals in (_numbers(_NUM_RE.findall(inner), inner),)]
+              for vals in (_read_numbers(inner),)]
     return ([tuple(groups)] if outer else groups), {}, "%" in span, _NO_LOOSE
 
 
@@ -429,7 +441,8 @@ def _objects_shape(span: str) -> tuple | None:
             key = key.lower()
             if key in UNIT_WORDS:
                 return None  # not a name for the tokeniser: its number is positional
-            names[key] = _number(tok)  # a repeated name keeps its place, last value
+            # (a repeated name keeps its place and takes the last value)
+            names[key] = int(tok) if "." not in tok and len(tok) <= MAX_NUMBER_CHARS else _number(tok)
         objs.append(names)
     if m.group(1) is not None:  # one object, not in a list: its names are the fields
         names = objs[0]
