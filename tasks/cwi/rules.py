@@ -982,16 +982,45 @@ def _fields_comparator(rule: Rule, gold: dict):
     return compare
 
 
+def _points_comparator(rule: Rule, gold: tuple):
+    """_compare for a ``points`` rule and one gold, the gold's numbers made floats once."""
+    gold_f = [[float(b) for b in g] for g in gold]
+    limit = rule.tol + 1e-9
+    euclidean = rule.metric == "euclidean"
+    n = len(gold)
+
+    def compare(pred):
+        if len(pred) != n:
+            return False, f"expected {n} points, got {len(pred)}"
+        for i, (p, g) in enumerate(zip(pred, gold_f)):
+            p = [float(a) for a in p]
+            if len(p) != len(g):  # a 1-D shift is (dx, 0): compared in the gold's shape
+                p, g = p + [0.0] * (len(g) - len(p)), g + [0.0] * (len(p) - len(g))
+            d = math.dist(p, g) if euclidean else max(abs(a - b) for a, b in zip(p, g))
+            if not d <= limit:
+                return False, f"point {i} off by {d:.3g} > {rule.tol:g}"
+        return True, "all points within tolerance"
+
+    return compare
+
+
 def _comparator(rule: Rule, gold):
     """A function ``pred -> (ok, reason)`` equal to ``_compare(rule, pred, gold)`` for
-    predictions the direct route reads, or None (use _compare)."""
+    predictions the direct route reads (or None where it needs the item's grid: use _compare),
+    or None (use _compare)."""
     if rule.kind in ("int", "sequence") or (rule.kind == "set" and rule.item_size != 2):
         return lambda pred: (True, "exact match") if pred == gold else (False, "differs from gold")
-    if rule.kind == "fields":
-        try:
+    if rule.kind == "set":  # cells: the same kind of reading compares directly
+        kind, cells = gold
+        return lambda pred: (None if pred[0] != kind else
+                             (True, "exact match") if pred[1] == cells else (False, "differs from gold"))
+    try:
+        if rule.kind == "fields":
             return _fields_comparator(rule, gold)
-        except (OverflowError, ValueError, ZeroDivisionError):
-            return None  # _compare says why, per prediction
+        if rule.kind == "points":
+            return _points_comparator(rule, gold)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None  # _compare says why, per prediction
     return None
 
 
@@ -1070,7 +1099,8 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
     if why is not None:
         return frozen_new(Score, correct=False, status=UNPARSABLE, reason=why, predicted=None, gold=g, span=span)
     try:
-        ok, reason = compare(p) if direct and compare is not None else _compare(rule, p, g, context)
+        verdict = compare(p) if direct and compare is not None else None
+        ok, reason = verdict if verdict is not None else _compare(rule, p, g, context)
     except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
         ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
     result = _new_object(Score)  # frozen_new(Score, ...), inline
