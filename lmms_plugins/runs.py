@@ -41,6 +41,12 @@ class TaskResult:
     harness: str = LMMS_EVAL  # which harness wrote it: LMMS_EVAL or LM_EVAL
 
 
+def task_version(tr: TaskResult) -> str | None:
+    """The task's ``metadata.version`` as the results file's config records it (both harnesses)."""
+    version = (tr.config.get("metadata") or {}).get("version") if isinstance(tr.config, dict) else None
+    return None if version is None else str(version)
+
+
 @dataclass
 class Run:
     label: str

@@ -11,7 +11,7 @@ from pathlib import Path
 from lmms_plugins.baselines import Baseline, lookup
 from lmms_plugins.baselines.mapping import PROTOCOL_NOTES, MetricMap, benchmark_of, map_metric, settings_of
 from lmms_plugins.compare.stats import PairedTest, interval_of, paired_test
-from lmms_plugins.runs import Run, TaskResult, counts_of, pending_of, sample_values
+from lmms_plugins.runs import Run, TaskResult, counts_of, pending_of, sample_values, task_version
 
 BENCH_ORDER = ("dod", "abacus", "grade", "cwi")
 BENCH_NAMES = {"dod": "Draw-or-Decline", "abacus": "ABACUS", "grade": "GRADE", "cwi": "CwI-Bench"}
@@ -135,6 +135,11 @@ def build(runs: list[Run]) -> Comparison:
             warnings.append(f"{task}: not a task of this package; skipped")
             continue
         settings = settings_of(task)
+        versions = {r.label: task_version(r.tasks[task]) for r in runs if task in r.tasks}
+        if len({v for v in versions.values() if v is not None}) > 1:  # the benchmark README's changelog says why
+            warnings.append(f"{task}: the runs used different task versions ("
+                            + ", ".join(f"{label} {v or '?'}" for label, v in versions.items())
+                            + "); the same outputs can score differently across versions (Changelog in the benchmark's README)")
         metrics = []
         for r in runs:
             tr = r.tasks.get(task)

@@ -100,7 +100,7 @@ def lm_eval_sample(doc_id: int, doc: dict, response: str, metrics: dict[str, dic
 
 def lm_eval_cwi_run(out: Path, tasks: dict[str, list[bool]], *, group: str | None = None, model: str = "fake",
                     date: str = LM_EVAL_DATE, data: str = "set-a", doc_image: str | None = None,
-                    str_metrics: bool = False) -> Path:
+                    str_metrics: bool = False, version: float = 2.0) -> Path:
     """What ``lm_eval --model local-chat-completions --model_args model=<model> --output_path <out>
     --log_samples`` writes for CwI tasks (layout and keys as lm-eval 0.4.13 wrote them in a real run
     of this package's lm-eval tasks): ``<out>/<model>/results_<date>.json`` and one
@@ -134,7 +134,7 @@ def lm_eval_cwi_run(out: Path, tasks: dict[str, list[bool]], *, group: str | Non
         n_samples[task] = {"original": len(correct), "effective": len(correct)}
         configs[task] = {"task": task, "dataset_path": "ytz009/image_pot_bench", "dataset_name": task[len("cwi_"):],
                          "test_split": "test", "output_type": "generate_until", "num_fewshot": 0,
-                         "metadata": {"version": 1.0, "lmms_plugins_benchmark": "cwi", "cwi_task": task[len("cwi_"):]}}
+                         "metadata": {"version": version, "lmms_plugins_benchmark": "cwi", "cwi_task": task[len("cwi_"):]}}
         # lm-eval writes JSON with ensure_ascii=False: the U+2028 in the response stays raw
         (folder / f"samples_{task}_{date}.jsonl").write_text(
             "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
@@ -146,7 +146,7 @@ def lm_eval_cwi_run(out: Path, tasks: dict[str, list[bool]], *, group: str | Non
         results[group] = dict(groups[group])
     data_out = {
         "results": results, "groups": groups, "group_subtasks": {**({group: list(tasks)} if group else {}), **{t: [] for t in tasks}},
-        "configs": configs, "versions": {t: 1.0 for t in tasks}, "n-shot": {t: 0 for t in tasks},
+        "configs": configs, "versions": {t: version for t in tasks}, "n-shot": {t: 0 for t in tasks},
         "higher_is_better": {t: {"accuracy": True, "extraction_failure_rate": False} for t in tasks}, "n-samples": n_samples,
         "config": {"model": "local-chat-completions", "model_args": {"model": model, "base_url": "http://127.0.0.1:1/v1/chat/completions"},
                    "batch_size": 1, "limit": None, "bootstrap_iters": 100000, "gen_kwargs": {}},

@@ -88,6 +88,17 @@ def test_two_lm_eval_runs_are_paired_on_the_docs_lm_eval_hashed(tmp_path):
     assert other.note.startswith("the runs share no sample with the same inputs") and "differing: prompt" in other.note
 
 
+def test_runs_of_different_task_versions_are_compared_with_a_warning(tmp_path):
+    lm_eval_cwi_run(tmp_path / "old", {"cwi_color_count": COLOR_COUNT}, version=1.0)
+    lm_eval_cwi_run(tmp_path / "new", {"cwi_color_count": [True] * 4})
+    lm_eval_cwi_run(tmp_path / "new2", {"cwi_color_count": COLOR_COUNT})
+    mixed = C.compare([tmp_path / "old", tmp_path / "new"])
+    said = [w for w in mixed.warnings if "different task versions" in w]
+    assert len(said) == 1 and said[0].startswith("cwi_color_count:") and "1.0" in said[0] and "2.0" in said[0]
+    assert any(b.task == "cwi_color_count" for b in mixed.blocks)  # still compared
+    assert not [w for w in C.compare([tmp_path / "new", tmp_path / "new2"]).warnings if "task versions" in w]
+
+
 def test_a_memory_address_in_an_lm_eval_doc_does_not_make_the_same_items_differ(tmp_path):
     # lm-eval logs (and hashes) an object without a JSON form by its str(), address included
     image = "<PIL.PngImagePlugin.PngImageFile image mode=RGB size=64x64 at 0x{}>"
