@@ -27,7 +27,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 ATTR = "lmms_plugins_stderr"
 _PATCHED = "_lmms_plugins_stderr_patched"
-_MODULE = "lmms_eval.evaluator_utils"
+# lmms-eval's, and EleutherAI lm-eval's (the CwI tasks run there too, lmms_plugins/lm_eval_tasks):
+# both ask ``stderr_for_metric(metric, bootstrap_iters)`` after the aggregation
+_MODULES = ("lmms_eval.evaluator_utils", "lm_eval.evaluator_utils")
 
 
 def with_stderr(se: Callable[[list], float | None]) -> Callable:
@@ -82,11 +84,15 @@ def _as_table_value(se: float | None) -> Any:
 
 
 def install() -> bool:
-    """Make lmms-eval's ``stderr_for_metric`` answer for aggregations decorated with :func:`with_stderr`.
+    """Make the harness's ``stderr_for_metric`` answer for aggregations decorated with :func:`with_stderr`.
 
-    Idempotent and cheap; does nothing (False) when lmms-eval's evaluator is not loaded (e.g. a test
-    calling an aggregation directly)."""
-    module = sys.modules.get(_MODULE)
+    Patches lmms-eval's and lm-eval's evaluator utilities, whichever is loaded; idempotent and cheap;
+    False when neither is loaded (e.g. a test calling an aggregation directly)."""
+    return any([_install_in(name) for name in _MODULES])
+
+
+def _install_in(module_name: str) -> bool:
+    module = sys.modules.get(module_name)
     original = getattr(module, "stderr_for_metric", None) if module is not None else None
     if original is None:
         return False
@@ -98,7 +104,7 @@ def install() -> bool:
         se = getattr(metric, ATTR, None)
         if se is None:
             return original(metric=metric, bootstrap_iters=bootstrap_iters)
-        if bootstrap_iters <= 0:  # lmms-eval's switch for "no standard errors"
+        if bootstrap_iters <= 0:  # both harnesses' switch for "no standard errors"
             return None
         return lambda items: _as_table_value(se(items))
 

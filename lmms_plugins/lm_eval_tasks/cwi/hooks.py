@@ -19,13 +19,10 @@ What lm-eval calls differently is adapted here, and nothing else:
 
 from __future__ import annotations
 
-import functools
-import sys
 from typing import Any, Mapping
 
 from lmms_plugins.tasks.cwi import hooks as _cwi
 from lmms_plugins.tasks.cwi.catalog import DATASET_PATH
-from lmms_plugins.utils import stderr as _stderr
 
 BENCH = "cwi"
 #: lm-eval's image marker (``DEFAULT_IMAGE_PLACEHOLDER`` of its hf-multimodal and vllm-vlm models).
@@ -80,49 +77,13 @@ def load_dataset(cwi_task: str | None = None, **_metadata: Any):
 
 # ---------------------------------------------------------------------------- aggregations
 
-_LM_EVAL_UTILS = "lm_eval.evaluator_utils"
-_PATCHED = "_lmms_plugins_lm_eval_stderr"
-
-
-def _install_stderr() -> bool:
-    """Make lm-eval's ``stderr_for_metric`` answer for aggregations that declare their standard
-    error (``utils.stderr.with_stderr``); every other metric keeps lm-eval's own. Idempotent."""
-    module = sys.modules.get(_LM_EVAL_UTILS)
-    original = getattr(module, "stderr_for_metric", None) if module is not None else None
-    if original is None:
-        return False
-    if getattr(original, _PATCHED, False):
-        return True
-
-    @functools.wraps(original)
-    def stderr_for_metric(metric, bootstrap_iters):
-        se = getattr(metric, _stderr.ATTR, None)
-        if se is None:
-            return original(metric=metric, bootstrap_iters=bootstrap_iters)
-        if bootstrap_iters <= 0:  # lm-eval's switch for "no standard errors"
-            return None
-        return lambda items: _stderr._as_table_value(se(items))
-
-    setattr(stderr_for_metric, _PATCHED, True)
-    module.stderr_for_metric = stderr_for_metric
-    return True
-
-
-def _for_lm_eval(aggregation):
-    """``aggregation`` itself (same values), installing the standard-error hook on first use."""
-
-    @functools.wraps(aggregation)  # keeps the declared standard error (a function attribute)
-    def aggregate(items: list) -> float:
-        _install_stderr()
-        return aggregation(items)
-
-    return aggregate
-
-
-aggregate_accuracy = _for_lm_eval(_cwi.aggregate_accuracy)
-aggregate_accuracy_easy = _for_lm_eval(_cwi.aggregate_accuracy_easy)
-aggregate_accuracy_medium = _for_lm_eval(_cwi.aggregate_accuracy_medium)
-aggregate_accuracy_hard = _for_lm_eval(_cwi.aggregate_accuracy_hard)
-aggregate_accuracy_expert = _for_lm_eval(_cwi.aggregate_accuracy_expert)
-aggregate_failure_rate = _for_lm_eval(_cwi.aggregate_failure_rate)
-aggregate_generation_failure_rate = _for_lm_eval(_cwi.aggregate_generation_failure_rate)
+# The lmms-eval aggregations themselves: their standard errors reach lm-eval's table because
+# utils.stderr.install (called by every aggregation built with with_stderr) patches lm-eval's
+# stderr_for_metric as it does lmms-eval's.
+aggregate_accuracy = _cwi.aggregate_accuracy
+aggregate_accuracy_easy = _cwi.aggregate_accuracy_easy
+aggregate_accuracy_medium = _cwi.aggregate_accuracy_medium
+aggregate_accuracy_hard = _cwi.aggregate_accuracy_hard
+aggregate_accuracy_expert = _cwi.aggregate_accuracy_expert
+aggregate_failure_rate = _cwi.aggregate_failure_rate
+aggregate_generation_failure_rate = _cwi.aggregate_generation_failure_rate
