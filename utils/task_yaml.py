@@ -60,3 +60,26 @@ def load(path: str | os.PathLike) -> Any:
     """The YAML document in the file ``path`` (UTF-8; None for an empty file)."""
     with open(path, "rb") as handle:
         return loads(handle.read())
+
+
+def write_generated(folder: str | os.PathLike, files: dict[str, str], *, check: bool,
+                    stale: tuple[str, ...] = ()) -> int:
+    """A YAML generator's ``main``: write ``files`` (name -> text) into ``folder`` where they differ and
+    delete the ``stale`` names, or with ``check`` only say what would change. Prints one line;
+    returns the exit status (1: ``check`` found a difference)."""
+    changed = []
+    for name, text in files.items():
+        path = os.path.join(folder, name)
+        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if old != text:
+            changed.append(name)
+            if not check:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+    for name in stale:
+        changed.append(f"{name} (stale)")
+        if not check:
+            os.remove(os.path.join(folder, name))
+    verb = "would change" if check else "wrote"
+    print(f"{verb} {len(changed)} file(s)" + (": " + ", ".join(changed) if changed else ""))
+    return 1 if (check and changed) else 0

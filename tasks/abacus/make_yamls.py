@@ -1,11 +1,15 @@
 """Write the nine ABACUS task YAMLs and the four group YAMLs (run after editing this file).
 
-    python -m lmms_plugins.tasks.abacus.make_yamls      # tests/abacus checks it is a no-op
+    python -m lmms_plugins.tasks.abacus.make_yamls          # tests/abacus checks it is a no-op
+    python -m lmms_plugins.tasks.abacus.make_yamls --check  # exit 1 if a file would change
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+from lmms_plugins.utils.task_yaml import write_generated
 
 OPERATIONS = ("add", "remove", "change")
 TIERS = ("easy", "medium", "hard")
@@ -52,11 +56,9 @@ def files() -> dict[str, str]:
     return out
 
 
-def main() -> int:
-    here = Path(__file__).parent
-    for name, text in files().items():
-        (here / name).write_text(text, encoding="utf-8")
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return write_generated(Path(__file__).parent, files(), check="--check" in argv)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from lmms_plugins.utils.task_yaml import write_generated
+
 from .catalog import FAMILIES, TASKS, task_name
 from .task_rules import RULES  # the one rule table (edit it there)
 
@@ -106,18 +108,7 @@ def files() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in argv
-    changed = []
-    for name, text in files().items():
-        path = HERE / name
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old != text:
-            changed.append(name)
-            if not check:
-                path.write_text(text, encoding="utf-8")
-    verb = "would change" if check else "wrote"
-    print(f"{verb} {len(changed)} file(s)" + (": " + ", ".join(changed) if changed else ""))
-    return 1 if (check and changed) else 0
+    return write_generated(HERE, files(), check="--check" in argv)
 
 
 if __name__ == "__main__":

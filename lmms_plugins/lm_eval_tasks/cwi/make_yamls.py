@@ -220,25 +220,10 @@ def files() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in argv
     wanted = files()
-    changed = []
-    for name, text in wanted.items():
-        path = HERE / name
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old != text:
-            changed.append(name)
-            if not check:
-                path.write_text(text, encoding="utf-8")
     # a YAML here that the generator no longer writes would still be indexed by lm-eval
     stale = sorted(p.name for p in HERE.iterdir() if (p.suffix == ".yaml" or p.name.endswith("_yaml")) and p.name not in wanted)
-    for name in stale:
-        changed.append(f"{name} (stale)")
-        if not check:
-            (HERE / name).unlink()
-    verb = "would change" if check else "wrote"
-    print(f"{verb} {len(changed)} file(s)" + (": " + ", ".join(changed) if changed else ""))
-    return 1 if (check and changed) else 0
+    return task_yaml.write_generated(HERE, wanted, check="--check" in argv, stale=tuple(stale))
 
 
 if __name__ == "__main__":
