@@ -8,7 +8,9 @@ spellings include ``3,-2``, ``(3, -2)``, ``[3 -2]``, ``dx=3, dy=-2``, ``{"dx": 3
 
 Linear time on any input: the span is found with ``rfind`` and tokenised by one regular
 expression whose alternatives have no nested quantifiers; nesting is handled by an explicit
-stack, not recursion.
+stack, not recursion. The scorer's direct route (``rules.score``) first tries
+:func:`common_shape`, which reads the common spellings with one match and returns what the
+tokeniser would.
 """
 
 from __future__ import annotations
