@@ -708,10 +708,11 @@ def grid_of(doc: Mapping | None) -> dict | None:
 # ---------------------------------------------------------------------------- the direct route
 # Issue 16.11: the common spellings (answer_parse.common_shape) are read straight into the rule's
 # shape by one small function per rule kind, built once per rule, and compared with the gold by a
-# function built once per (rule, gold). Each returns None whenever the general reading
-# (:func:`_read`) would take any other turn (a reason to give, a gold-dependent or grid reading,
-# a JSON object); the general reading then runs on the same parsed values, so every Score is what
-# the general route gives (tests/cwi/test_direct_route.py checks both on generated answers).
+# function built once per (rule, gold). A reader returns None whenever the general reading
+# (:func:`_read`) would take any other turn (a gold-dependent or grid reading, JSON objects by
+# name, an unnamed field); the general reading then runs on the same parsed values. It raises
+# _Shape only where the general reading raises the same (a box of 5 numbers, 4 numbers for 3
+# fields). So every Score is what the general route gives (tests/cwi/test_direct_route.py).
 
 
 def _int_of(v):
