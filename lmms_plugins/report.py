@@ -510,6 +510,40 @@ def _metrics_table(run: Run) -> str:
     return table + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else "")
 
 
+def _tally_cell(tally: dict) -> str:
+    if not tally.get("total"):
+        return "–"
+    pending = f", {tally['pending']} pending" if tally.get("pending") else ""
+    return f"{100 * tally['success'] / tally['total']:.1f} % ({tally['success']}/{tally['total']}{pending})"
+
+
+def _dod_categories(run: Run) -> str:
+    """DoD's rates per category, computed from the logged samples' full records: the results file
+    keeps only the compact ``dod_breakdown`` row (tasks/dod/README.md, "How they appear")."""
+    from lmms_plugins.tasks.dod.breakdown import records_of
+    from lmms_plugins.tasks.dod.metrics import METRICS, PAIR_METRICS, summarize
+
+    blocks = []
+    for task in sorted(run.tasks):
+        tr = run.tasks[task]
+        if benchmark_of(task) != "dod" or not tr.samples:
+            continue
+        try:
+            records = records_of(tr.samples)
+        except (TypeError, ValueError, KeyError) as exc:  # a record this version cannot read: say so, show the rest
+            blocks.append(f"<p class=notes>{ESC(task)}: no per-category table ({ESC(type(exc).__name__)}: {ESC(str(exc))})</p>")
+            continue
+        if not records:
+            continue
+        summary = summarize(records)
+        names = METRICS + PAIR_METRICS
+        rows = "".join(f"<tr><td>{ESC(category)}</td>" + "".join(f'<td class="num">{_tally_cell(t[m])}</td>' for m in names) + "</tr>"
+                       for category, t in [("all", summary), *sorted(summary["by_category"].items())])
+        blocks.append(f"<h4>{ESC(task)} per category (from the samples)</h4><table class=dodcat><tr><th>category</th>"
+                      + "".join(f"<th>{ESC(m)}</th>" for m in names) + f"</tr>{rows}</table>")
+    return "".join(blocks)
+
+
 def _select(samples: list[dict], limit: int) -> list[dict]:
     """At most ``limit`` samples, problems and failures first, then in doc order."""
     if len(samples) <= limit:
@@ -564,7 +598,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
 <title>{ESC(title)}</title><style>{CSS}</style></head>
 <body>
 <h1>{ESC(title)}</h1>{meta}
-<h2>Metrics</h2>{_metrics_table(run)}
+<h2>Metrics</h2>{_metrics_table(run)}{_dod_categories(run)}
 {f"<ul class=notes>{note_html}</ul>" if note_html else ""}
 <h2>Samples</h2>
 <div id="filters">{filters}</div>

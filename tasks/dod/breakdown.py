@@ -32,17 +32,21 @@ def samples_files(path: Path) -> dict[str, Path]:
 
 def read_records(path: Path) -> list:
     """The samples' full records (``dod_run``) of one samples file, as ``metrics.SampleRecord``."""
-    from lmms_plugins.tasks.dod.hooks import FULL_RECORD_METRIC, _records
     from lmms_plugins.utils.jsonl import iter_jsonl
 
-    items = []
+    lines = []
     for number, line in iter_jsonl(path, error=ValueError):
         if not isinstance(line, dict):
             raise ValueError(f"{path}:{number}: not a JSON object")
-        item = line.get(FULL_RECORD_METRIC)
-        if isinstance(item, dict):
-            items.append(item)
-    return _records(items)
+        lines.append(line)
+    return records_of(lines)
+
+
+def records_of(lines: list[dict]) -> list:
+    """The full records (``dod_run``) of logged sample lines, as ``metrics.SampleRecord`` (lines without one are skipped)."""
+    from lmms_plugins.tasks.dod.hooks import FULL_RECORD_METRIC, _records
+
+    return _records([line[FULL_RECORD_METRIC] for line in lines if isinstance(line.get(FULL_RECORD_METRIC), dict)])
 
 
 def summaries(path: Path) -> dict[str, dict]:

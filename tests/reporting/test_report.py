@@ -236,6 +236,7 @@ def test_dod_inputs_are_found_from_the_data_root_in_the_record(tmp_path, monkeyp
     text = R.write_report(tmp_path / "out", tmp_path / "a.html").read_text()
     assert "image not readable" not in text and text.count('alt="input image"') == 1
     assert "maze verifier: ok" in text  # the full record (dod_run) is the one shown
+    assert "dod_no_hint: no per-category table (TypeError" in text  # this hand-made record is partial: said, not fatal
 
 
 def test_cwi_inputs_come_from_the_local_data_or_are_said_to_be_unavailable(tmp_path, monkeypatch):
@@ -338,3 +339,26 @@ def test_a_folder_of_several_lmms_eval_calls_names_each_model(tmp_path):
     text = R.write_report(tmp_path / "o", tmp_path / "r.html").read_text()
     meta = text.split('<p class=meta>')[1].split("</p>")[0]
     assert "<code>replay</code>" in meta and "<code>abacus_synthetic_editor</code>" in meta
+
+
+def test_dod_per_category_rates_are_computed_from_the_samples_records(tmp_path):
+    # the results keep only dod_breakdown; the report rebuilds the per-category table from dod_run
+    from lmms_plugins.tasks.dod.metrics import SampleRecord
+
+    recs = [SampleRecord("maze-1-f", "maze-1", "maze", True, True, False, edit_ok=True),
+            SampleRecord("maze-1-i", "maze-1", "maze", False, False, True),
+            SampleRecord("clock-1-f", "clock-1", "clock", True, True, False, edit_ok=None, status="no_edit_judge"),
+            SampleRecord("clock-1-i", "clock-1", "clock", False, True, False)]
+    lines = [sample_line(i, {"dod_run": st.sample(None, st.OK, "", r.case_id, applicable=False, record=r.to_dict())})
+             for i, r in enumerate(recs)]
+    write_run(tmp_path / "out", {"dod_no_hint": {"E": 0.5}}, {"dod_no_hint": lines})
+    text = R.write_report(tmp_path / "out", tmp_path / "r.html").read_text()
+    table = text.split("dod_no_hint per category (from the samples)")[1].split("</table>")[0]
+    rows = {r.split("</td>")[0].split("<td>")[-1]: r for r in table.split("<tr>")[2:]}
+    assert set(rows) == {"all", "clock", "maze"}
+    cells = lambda row: [c.split("</td>")[0] for c in row.split('<td class="num">')[1:]]  # noqa: E731
+    # columns E, D_strict, D_lenient, D_f, pair_success, pair_behaviour
+    assert cells(rows["maze"])[:2] == ["100.0 % (1/1)", "100.0 % (1/1)"]
+    assert cells(rows["clock"])[:2] == ["0.0 % (0/1, 1 pending)", "0.0 % (0/1)"]
+    # the clock pair fails whatever E turns out to be (its infeasible request drew): decided, not pending
+    assert cells(rows["all"])[0] == "50.0 % (1/2, 1 pending)" and cells(rows["all"])[4] == "50.0 % (1/2)"
