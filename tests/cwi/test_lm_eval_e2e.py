@@ -223,3 +223,11 @@ def test_lm_eval_cli_scores_cwi_like_lmms_eval(tmp_path, run_lmms_eval):
                 theirs[sid]["value"], theirs[sid]["status"], theirs[sid]["predicted"]), sid
             if sample["status"] != "generation_failed":
                 assert sample["reason"] == theirs[sid]["reason"], sid
+
+    # and `lmms-plugins compare` pairs the two harnesses' runs item by item: nothing discordant
+    from lmms_plugins.compare import compare
+
+    paired = {p.task: p for p in compare([lm_out, tmp_path / "lmms_run"]).paired if p.metric == "accuracy"}
+    for task in TASKS:
+        p = paired[f"cwi_{task}"]
+        assert p.n_shared == N and p.dropped == 0 and p.discordant == (0, 0), p
