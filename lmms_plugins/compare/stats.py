@@ -63,7 +63,10 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
     se = tr.stderr.get(metric)
     value = tr.values.get(metric)
     if se is not None and isinstance(value, (int, float)):
-        return Interval(value - 1.96 * se, value + 1.96 * se, "±1.96 SE (lmms-eval)")
+        lo, hi = value - 1.96 * se, value + 1.96 * se
+        if mm.result_unit == "fraction" and (lo < 0.0 or hi > 1.0):  # a rate's interval stays inside [0, 1]
+            return Interval(max(lo, 0.0), min(hi, 1.0), "±1.96 SE (lmms-eval), cut at [0, 1]")
+        return Interval(lo, hi, "±1.96 SE (lmms-eval)")
     return None
 
 

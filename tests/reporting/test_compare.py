@@ -330,3 +330,19 @@ def test_cwi_failure_rates_are_labelled_for_what_they_count():
     assert "no span" in extraction.label and "wrong shape" in extraction.label and not extraction.higher_is_better
     generation = map_metric("cwi_alignment", "generation_failure_rate")
     assert generation is not None and "generation failed" in generation.label and not generation.higher_is_better
+
+
+def test_the_standard_error_interval_of_a_rate_stays_inside_zero_and_one(tmp_path):
+    from pathlib import Path
+
+    from lmms_plugins.baselines.mapping import map_metric
+    from lmms_plugins.compare.stats import interval_of
+    from lmms_plugins.runs import TaskResult
+
+    mm = map_metric("cwi_alignment", "accuracy")
+    small = TaskResult("cwi_alignment", {"accuracy": 0.25}, {"accuracy": 0.25}, 4, None, Path("r.json"))
+    iv = interval_of(small, "accuracy", mm)  # 0.25 ± 0.49 would reach below 0
+    assert (iv.lo, iv.hi) == (0.0, pytest.approx(0.25 + 1.96 * 0.25)) and "cut at [0, 1]" in iv.method
+    inside = TaskResult("cwi_alignment", {"accuracy": 0.5}, {"accuracy": 0.1}, 40, None, Path("r.json"))
+    iv = interval_of(inside, "accuracy", mm)
+    assert (iv.lo, iv.hi) == (pytest.approx(0.304), pytest.approx(0.696)) and iv.method == "±1.96 SE (lmms-eval)"
