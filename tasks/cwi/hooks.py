@@ -243,8 +243,8 @@ aggregate_accuracy_easy = aggregation.mean("aggregate_accuracy_easy", "cwi accur
 aggregate_accuracy_medium = aggregation.mean("aggregate_accuracy_medium", "cwi accuracy_medium", keep=_of_tier("medium"))
 aggregate_accuracy_hard = aggregation.mean("aggregate_accuracy_hard", "cwi accuracy_hard", keep=_of_tier("hard"))
 aggregate_accuracy_expert = aggregation.mean("aggregate_accuracy_expert", "cwi accuracy_expert", keep=_of_tier("expert"))
-# the metric extraction_failure_rate (the name its YAMLs have always used)
-aggregate_failure_rate = aggregation.mean("aggregate_failure_rate", "cwi extraction_failure_rate")
+aggregate_extraction_failure_rate = aggregation.mean("aggregate_extraction_failure_rate", "cwi extraction_failure_rate")
+aggregate_failure_rate = aggregate_extraction_failure_rate  # its name before #18, for task YAMLs users wrote then
 aggregate_generation_failure_rate = aggregation.mean(
     "aggregate_generation_failure_rate", "cwi generation_failure_rate",
     doc="Share of items whose generation failed (scored 0 in every accuracy, not unparsable).")

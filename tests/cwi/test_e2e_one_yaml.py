@@ -31,7 +31,7 @@ NEW_TASK_YAML = textwrap.dedent(
         aggregation: !function lmms_plugins.tasks.cwi.hooks.aggregate_accuracy
         higher_is_better: true
       - metric: extraction_failure_rate
-        aggregation: !function lmms_plugins.tasks.cwi.hooks.aggregate_failure_rate
+        aggregation: !function lmms_plugins.tasks.cwi.hooks.aggregate_extraction_failure_rate
         higher_is_better: false
     metadata:
       version: 1.0

@@ -103,4 +103,5 @@ def test_aggregations_count_statuses():
     items = [hooks.process_results(DOC, [p], rule=RULE)["accuracy"] for p in ("<answer>3,-2</answer>", "x", "<answer>9,9</answer>")]
     assert hooks.aggregate_accuracy(items) == 1 / 3
     rates = [hooks.process_results(DOC, [p], rule=RULE)["extraction_failure_rate"] for p in ("<answer>3,-2</answer>", "x")]
-    assert hooks.aggregate_failure_rate(rates) == 0.5
+    assert hooks.aggregate_extraction_failure_rate(rates) == 0.5
+    assert hooks.aggregate_failure_rate is hooks.aggregate_extraction_failure_rate  # the old name still loads

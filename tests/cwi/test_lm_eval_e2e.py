@@ -46,7 +46,7 @@ AGGREGATIONS = {
     "accuracy_hard": hooks.aggregate_accuracy_hard,
     "accuracy_expert": hooks.aggregate_accuracy_expert,
     "generation_failure_rate": hooks.aggregate_generation_failure_rate,
-    "extraction_failure_rate": hooks.aggregate_failure_rate,
+    "extraction_failure_rate": hooks.aggregate_extraction_failure_rate,
 }
 
 

@@ -85,5 +85,5 @@ aggregate_accuracy_easy = _cwi.aggregate_accuracy_easy
 aggregate_accuracy_medium = _cwi.aggregate_accuracy_medium
 aggregate_accuracy_hard = _cwi.aggregate_accuracy_hard
 aggregate_accuracy_expert = _cwi.aggregate_accuracy_expert
-aggregate_failure_rate = _cwi.aggregate_failure_rate
+aggregate_extraction_failure_rate = _cwi.aggregate_extraction_failure_rate
 aggregate_generation_failure_rate = _cwi.aggregate_generation_failure_rate
