@@ -1,4 +1,4 @@
-"""The code sandbox (utils/sandbox.py) on real hostile programs: every one is contained and gets a
+"""The code sandbox (utils/sandbox/) on real hostile programs: every one is contained and gets a
 specific status. Assertions that need a confinement the machine lacks (namespaces, running as
 root) are skipped with the reason, never faked."""
 
@@ -424,12 +424,12 @@ _STRANGER_PY = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") i
 )
 def test_unprivileged_evaluator_gets_user_namespaces():
     """The non-root path: an evaluator running as an ordinary user (a system python3 loading this
-    module by path) gets network/PID/mount namespaces under a user namespace, and the code runs
+    package by path) gets network/PID/mount namespaces under a user namespace, and the code runs
     there as a root without capabilities."""
     marker = f"/tmp/lmms_userns_escape_{uuid.uuid4().hex}"
     helper = (
         "import importlib.util, json, sys\n"
-        f"spec = importlib.util.spec_from_file_location('sbx', {sandbox.__file__!r})\n"
+        f"spec = importlib.util.spec_from_file_location('sbx', {sandbox.__file__!r}, submodule_search_locations=[{os.path.dirname(sandbox.__file__)!r}])\n"
         "sbx = importlib.util.module_from_spec(spec); sys.modules['sbx'] = sbx; spec.loader.exec_module(sbx)\n"
         "out = {'caps': sbx.capabilities()}\n"
         "code = '''\n"
@@ -520,7 +520,7 @@ def test_warm_worker_preimports_and_survives_its_own_death():
         run_python("import numpy\nprint(numpy.random.randint(10**9))", {}, SHORT, warm=True).stdout for _ in range(3)
     }
     assert len(seeds) == 3  # each execution draws its own seed, as a fresh interpreter would
-    worker = sandbox._zygote
+    worker = sandbox.run._zygote
     result = {}
     t = threading.Thread(
         target=lambda: result.setdefault(
@@ -536,4 +536,4 @@ def test_warm_worker_preimports_and_survives_its_own_death():
     t.join(30)
     assert result["r"].status == "killed"
     r = run_python("print('again')", {}, SHORT, warm=True)  # a new worker takes over
-    assert r.status == "ok" and r.stdout == "again\n" and sandbox._zygote is not worker
+    assert r.status == "ok" and r.stdout == "again\n" and sandbox.run._zygote is not worker
