@@ -520,7 +520,7 @@ def test_warm_worker_preimports_and_survives_its_own_death():
         run_python("import numpy\nprint(numpy.random.randint(10**9))", {}, SHORT, warm=True).stdout for _ in range(3)
     }
     assert len(seeds) == 3  # each execution draws its own seed, as a fresh interpreter would
-    worker = sandbox.run._zygote
+    worker = sandbox.warm._zygote
     result = {}
     t = threading.Thread(
         target=lambda: result.setdefault(
@@ -536,4 +536,4 @@ def test_warm_worker_preimports_and_survives_its_own_death():
     t.join(30)
     assert result["r"].status == "killed"
     r = run_python("print('again')", {}, SHORT, warm=True)  # a new worker takes over
-    assert r.status == "ok" and r.stdout == "again\n" and sandbox.run._zygote is not worker
+    assert r.status == "ok" and r.stdout == "again\n" and sandbox.warm._zygote is not worker

@@ -1,0 +1,32 @@
+"""The environment an execution sees: nothing of the evaluator's (no API key)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _env(home: str, cache: str) -> dict[str, str]:
+    path_dirs = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+    return {
+        "PATH": ":".join(dict.fromkeys(path_dirs)),
+        "HOME": home,
+        "TMPDIR": home,
+        # caches (matplotlib's font list, ...) go outside the scratch folder, so they are not
+        # returned as files the program wrote
+        "XDG_CACHE_HOME": cache,
+        "XDG_CONFIG_HOME": cache,
+        "MPLCONFIGDIR": cache,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        # one thread per library: parallel executions do not oversubscribe the cores, and the
+        # process limit is not eaten by BLAS/OpenMP pools
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "OPENCV_FOR_THREADS_NUM": "1",
+    }
