@@ -1,11 +1,14 @@
 """Accuracy of the DoD refusal detector (rules + classifier) on its labelled sets.
 
-    python benchmarks/dod_refusal_detector.py [--split frozen|tuning|all] [--text all|reasoning] [--errors] [--fit]
+    python benchmarks/dod_refusal_detector.py [--split frozen|frozen2|independent|tuning|all] [--text all|reasoning] [--errors] [--fit]
     python benchmarks/dod_refusal_detector.py --readings
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
   tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
-  the detector's probes and measured once. ``tuning``: the material the rules were tuned and the classifier trained on
+  the detector's probes and measured once. ``independent``: 235 responses written by another hand
+  (tests/dod/data/refusal_independent.jsonl) without reading the rules or the other sets, frozen
+  before the detector was run on them; each row has ``label`` (the reasoning reading, the package's
+  default, which this split is measured under unless ``--text all``) and ``label_all``. ``tuning``: the material the rules were tuned and the classifier trained on
   (its figures are optimistic by construction; the cross-validated ones come with ``--fit``).
 * Prints accuracy / precision / recall (positive = "concludes the request is infeasible") for the
   rules alone, the classifier alone and the combination, then per language, category and style,
@@ -45,6 +48,7 @@ from lmms_plugins.tasks.dod.refusal_text import detect_in, reasoning_part, text_
 ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "tests" / "dod" / "data" / "refusal_frozen.jsonl"
 FROZEN2 = ROOT / "tests" / "dod" / "data" / "refusal_frozen2.jsonl"  # written later, after the probes
+INDEPENDENT = ROOT / "tests" / "dod" / "data" / "refusal_independent.jsonl"  # another writer, labels for both readings
 JUDGE_AGREEMENT = 0.985  # the paper's refusal-judge agreement with the human majority
 
 
@@ -72,6 +76,8 @@ def load(split: str) -> list[dict]:
         rows += C.load_rows([FROZEN2])
     if split in ("tuning", "all"):
         rows += C.load_rows()
+    if split == "independent":
+        rows += C.load_rows([INDEPENDENT])
     for r in rows:
         r.setdefault("lang", "en")
         r.setdefault("category", "maze" if r.get("domain") == "maze" else r.get("category", "real"))
@@ -114,10 +120,13 @@ def reasoning_label(row: dict, hand: dict[str, bool] | None = None) -> bool:
 
 def apply_reading(rows: list[dict], reading: str) -> list[dict]:
     """The rows as the detector sees them under ``reading``, with that reading's labels."""
+    rows = [{**r, "label": r["label_all"] if reading == "all" else r["label"],
+             "text": r["text"] if reading == "all" or official_abstain(r["text"]) else text_to_read(r["text"], reading)}
+            if "label_all" in r else r for r in rows]  # the independent split labels both readings itself
     if reading == "all":
         return rows
     hand = _hand_reasoning_labels()
-    return [{**r, "text": r["text"] if official_abstain(r["text"]) else text_to_read(r["text"], reading),
+    return [r if "label_all" in r else {**r, "text": r["text"] if official_abstain(r["text"]) else text_to_read(r["text"], reading),
              "label": reasoning_label(r, hand)} for r in rows]
 
 
@@ -267,12 +276,13 @@ def scaling() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("frozen", "frozen2", "tuning", "all"), default="frozen")
+    ap.add_argument("--split", choices=("frozen", "frozen2", "independent", "tuning", "all"), default="frozen")
     ap.add_argument("--errors", action="store_true", help="print misclassified responses (not for the frozen split)")
     ap.add_argument("--fit", action="store_true", help="cross-validate on the tuning material and search the weights")
     ap.add_argument("--scaling", action="store_true", help="time and peak memory against input size")
-    ap.add_argument("--text", choices=("all", "reasoning"), default="all",
-                    help="what the detector reads (and which labels count): the whole output or the reasoning part")
+    ap.add_argument("--text", choices=("all", "reasoning"), default=None,
+                    help="what the detector reads (and which labels count): the whole output or the reasoning part "
+                         "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     args = ap.parse_args(argv)
     if args.readings:
@@ -284,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fit:
         fit(C.load_rows())
         return 0
+    args.text = args.text or ("reasoning" if args.split == "independent" else "all")
     rows = apply_reading(load(args.split), args.text)
     items = score_items(rows)
     print(f"split {args.split} (text: {args.text}): {len(rows)} responses, {sum(r['label'] for r in rows)} conclusions; "
@@ -309,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         d = detect_refusal(r["text"])
         bad_evidence += bool(d.refused and d.evidence not in r["text"])
     print(f"evidence not an exact substring (first 400): {bad_evidence}")
-    if args.errors and args.split not in ("frozen", "frozen2", "all"):
+    if args.errors and args.split not in ("frozen", "frozen2", "independent", "all"):
         for it, (y, p) in zip(items, combined):
             if y != p:
                 r = it["row"]
