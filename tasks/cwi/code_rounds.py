@@ -1,7 +1,7 @@
 """The round protocol of the ``cwi_code_<task>`` tasks, as plain functions (no lmms-eval import).
 
 One round: the model replies; an ``<answer>`` span ends the loop; otherwise the reply's last fenced
-Python block is run in the sandbox (utils/sandbox.py) in a folder holding the item's images, and
+Python block is run in the sandbox (utils/sandbox/) in a folder holding the item's images, and
 its exit status, stdout, stderr and saved images become the next turn. A reply with neither code
 nor an answer ends the loop, and so does the last allowed round.
 
