@@ -205,6 +205,10 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not|can't|cannot|couldn't|could\s+not)\s+(?:see|find|think\s+of|come\s+up\s+with|identify)\s+(?:any|a|one)\s+{_QUAL}{_NOUNS}\b", re.I), "found_none"),
     # "I don't think a correct image is possible", "I don't see how this can be done"
     ("no_solution", re.compile(r"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe|see\s+how)\s+(?:that\s+)?(?:a|an|any|the|this|it|there|such)\b[^.;:]{0,60}?\b(?:is|are|would\s+be|can\s+be|could\s+be|exists?)\s+(?:possible|feasible|achievable|doable|solvable|done|satisfied|made|drawn)\b", re.I), "belief"),
+    # "I don't think any valid image satisfies this", "we don't believe there is a single valid ordering":
+    # a negated belief about existence states that none exists (as "I don't think it is possible" above)
+    ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe)\s+(?:that\s+)?(?:there(?:'s|\s+is|\s+are|\s+exists?)\s+)?(?:any|a\s+single|one)\s+{_QUAL}{_NOUNS}\b"
+                               r"(?=[^.;:!?,]{0,20}(?:[.!;]|$)|[^.;:!?]{0,60}?\b(?:exists?|is\s+possible|works?|satisf(?:y|ies)|meets?|fulfil+s|complies|fits|respects|is\s+valid|counts\s+as|can\s+(?:exist|work|satisfy|meet|be\s+(?:drawn|made|found|produced))|would\s+(?:work|satisfy|meet|be\s+valid))\b)", re.I), "noun"),
     # "there is nothing valid to draw"
     ("no_solution", re.compile(r"\bnothing\s+(?:valid|legal|correct|acceptable|feasible|consistent|coherent|legitimate|satisfying)\b", re.I), "plain"),
     # "nothing I could draw would be a correct answer"
@@ -223,7 +227,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 
 _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("ml_no_solution", re.compile(
-        r"불가능|(?:경로|길|방법|해결책|해답|해|방안|배치|루트)(?:가|이|는|은|도)\s*(?:존재하지\s*않|없)|(?:도달|실행|수행|완성|달성|편집|적용)(?:할|될)\s*수\s*(?:가\s*)?없|"
+        r"불가능|(?:경로|길|방법|해결책|해답|해|방안|배치|루트)(?:가|이|는|은|도)\s*(?:존재하지\s*않|없)|(?:도달|실행|수행|완성|달성|편집|적용|해결|구현|완료|성립)(?:할|될)\s*수\s*(?:가\s*)?없|(?:만족|충족)(?:시킬|할|될)\s*수\s*(?:가\s*)?없|"
         r"(?:서로\s*)?모순(?:됩니다|된다|되어|입니다|이다)|풀\s*수\s*없", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"无解|没有(?:任何|可行的|有效的|合法的|合理的|满足[^，。]{0,12}的)?(?:解|办法|方案|路径|路线|通路|解法|可能|答案|方法)|"
@@ -236,27 +240,27 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"(?:経路|道|ルート|方法|解|配置|手段|やり方)(?:は|が|も)(?:ない|ありません|存在しない|存在しません|見つからない|見つかりません)", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossible|irr[ée]alisable|infaisable|insoluble|inaccessible|inatteignable|incompatibles?|contradictoires?)\b|"
-        r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée])s?\b|"
-        r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue)|"
+        r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée]|image|[ée]dition|repr[ée]sentation)s?\b|"
+        r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue|image|r[ée]sultat|version)|"
         r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
         r"\bpas\s+de\s+solution\b|\b(?:n'est|ne\s+sont|n'était)\s+pas\s+(?:r[ée]alisable|faisable|possible|soluble|atteignable|r[ée]solvable)\b|"
         r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:imposible|inviable|irrealizable|irresoluble|insoluble|inalcanzable|inaccesible|incompatibles?|contradictori[oa]s?)\b|"
-        r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo)\b|"
-        r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida)|"
+        r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo|imagen|representaci[óo]n)\b|"
+        r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida|imagen|resultado|versi[óo]n)|"
         r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
         r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|widerspr[üu]chlich)\b|"
         r"\bnicht\s+(?:l[öo]sbar|machbar|m[öo]glich|umsetzbar|erreichbar|durchf[üu]hrbar|erf[üu]llbar|realisierbar)\b|"
-        r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang)(?:en)?\b|"
+        r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang|Darstellung)(?:en)?\b|\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){1,2}?Bild(?:er)?\b|"
         r"\bl[äa]sst\s+sich\s+(?:\w+\s+)?nicht\s+(?:umsetzen|l[öo]sen|erreichen|erf[üu]llen|durchf[üu]hren|realisieren|anwenden)|"
         r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
         r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
-        r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|"
+        r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota|immagine|imagem)\b|"
         r"\bnon\s+esiste\b|\bn[ãa]o\s+existe\b", re.I), "ml"),
 ]
 # Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
@@ -270,6 +274,28 @@ _ML_BLOCK_BEFORE = re.compile(
     r"forse|sembra|se|talvez|parece)\b",
     re.I)
 _ML_CONDITIONAL = re.compile(r"如果|假如|假设|要是|若是|もし|(?:\b(?:si|wenn|falls|se|caso)\b)", re.I)
+# An impossibility adjective of the other languages, to tell its negations apart: "aucune contrainte
+# contradictoire" (no contradictory constraint), "keineswegs unmöglich", "Unmöglich ist hier nichts".
+_ML_ADJ = re.compile(
+    r"(?:impossib|irr[ée]alisab|infaisab|insolub|inaccessib|inatteignab|incompatib|contradictoi|imposib|inviab|irrealizab|"
+    r"irresolub|inalcanzab|inaccesib|contradictori|unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|"
+    r"widerspr[üu]chlich|irrisolvib|irraggiungib|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\w*$", re.I)
+# "no <noun> (is) <adjective>": the negative determiner says that nothing is impossible or contradictory
+# ("aucune contrainte contradictoire", "keine Anforderung ist widersprüchlich"); "sans aucun doute" is not one
+_ML_NEG_DETERMINER = re.compile(
+    r"\b(?:aucun|aucune|nul|nulle|kein|keine|keinen|keiner|keinem|ning[úu]n|ninguna|ninguno|nessun|nessuna|nessuno|nenhum|nenhuma)\s+"
+    r"(?!(?:doute|duda|dubbio|d[úu]vida|Zweifel)\b)(?:[\w'-]+\s+){1,3}$", re.I)
+# a negation adverb right before it ("keineswegs unmöglich", "nullement contradictoires")
+_ML_NEG_BEFORE = re.compile(
+    r"(?:\b(?:pas|no|nicht|non|não|keineswegs|keinesfalls|nullement|jamais|nie|niemals|nunca|mai)\s*$)|(?:不是|并非|并不)$", re.I)
+# German inversion: the adjective first, the negation after the verb ("Unmöglich ist das nicht")
+_ML_NEG_AFTER = re.compile(r"^\s*(?:ist|war|sind|wäre|scheint|erscheint)\s+(?:\w+\s+){0,3}?(?:nicht|nichts|keineswegs|keinesfalls)\b(?!\s+zu\b)", re.I)
+# A named route as the subject (zh / ja): "右边那条路走不通" is a local dead end, not the task;
+# "every route" (每 / 所有 / 任何 / 都 / すべて) is not one route, nor is "this maze's path" (这个迷宫的路).
+_ML_LOCAL_SUBJECT = re.compile(
+    r"(?:这|那|左|右|上|下|前|后|第[一二三四五六七八九十\d]+)(?:(?!迷宫|地图|整个|图中)[^，。！？、]){0,6}(?:条|个)?(?:路|通道|路线|方向|分支|走廊|岔路)"
+    r"|(?:この|その|あの|上|下|左|右)[^、。]{0,4}(?:通路|道|ルート|経路|分岐)(?:は|が)")
+_ML_UNIVERSAL = re.compile(r"每|所有|任何|全部|都|すべて|全て|どの|どれも")
 _ML_BLOCK_AFTER = re.compile(r"^\s*(?:か[？?]|かもしれ|でしょうか|吗|吧[？?]|\?)|^[^。，,.!?！？]{0,6}(?:かもしれ|可能)", re.I)
 _RETRACT = re.compile(
     r"^(?:wait|hmm+,?\s+wait|actually|no,|no\s+wait|on\s+second\s+thought|on\s+reflection|then\s+again|correction|scratch\s+that|oops|"
@@ -304,7 +330,7 @@ _CLAUSE_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore
 _NEG_START = re.compile(r",(?!\s*\d+\s*\))|[;:—–]|\s-\s|\b(?:so|therefore|thus|hence|consequently|but|yet|because|since|as|and|then|or)\b|[，；：]", re.I)
 
 _LOCAL = re.compile(
-    r"^\s*(?:(?:leads?|goes|runs|passes|exists?|is\s+possible|is\s+available|works?)\s+)?(?:forward|further|onward|ahead|from\s+there|there\b|through|via|past|around|along|down|up|in\s+this|this\s+way|that\s+way|from\s+(?:here|this|that|there|\(|cell|position|row|col|the\s+(?:left|right|top|bottom|east|west|north|south))|"
+    r"^\s*(?:(?:leads?|goes|runs|passes|exists?|is\s+possible|is\s+available|works?)\s+)?(?:forward|further|onward|ahead|from\s+there|there\b|through|via|past|around|along|down|up|in\s+this(?!\s+(?:maze|grid|puzzle|map|image|picture|photo|scene|layout|configuration|case|instance|request|task|version)\b)|this\s+way|that\s+way|from\s+(?:here|this|that|there|\(|cell|position|row|col|the\s+(?:left|right|top|bottom|east|west|north|south))|"
     r"here\b|on\s+the\s+(?:left|right)|to\s+the\s+(?:left|right)|(?:left|right)ward|beyond|into|out\s+of\s+(?:this|that)|directly|on\s+this\s+side|in\s+that\s+direction|"
     r"(?:that|which)\s+(?:also|avoids?|keeps?|stays?|skips?|bypasses?|goes\s+around|passes\s+(?:through|by)|uses?|touches|crosses|includes?|leaves?)|"
     r"(?:also|while|besides|other\s+than|except|apart\s+from|avoiding|keeping|without))",
@@ -359,7 +385,7 @@ _HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _JSON_TRUE_VERDICT = re.compile(
     r"\"(?:feasible|feasibility|is_feasible|possible|solvable|doable|can_(?:be_)?(?:done|solved|edit|draw|complete)|achievable|reachable|"
     r"faisable|r[ée]alisable|factible|posible|machbar|l[öo]sbar|m[öo]glich|fattibile|vi[áa]vel|可行|可解|実行可能)\"\s*:\s*(false|\"(?:no|false|infeasible|impossible)\"|true|\"(?:yes|true|feasible)\")"
-    r"|\"(?:decision|verdict|action|conclusion|status|result)\"\s*:\s*\"(declin\w*|refus\w*|abstain\w*|infeasible|impossible|unsolvable|no[ _]?solution|edit|draw|generate|feasible|solvable|proceed)\"",
+    r"|\"(?:decision|verdict|action|conclusion|status|result|answer|outcome)\"\s*:\s*\"(declin\w*|refus\w*|abstain\w*|infeasible|impossible|unsolvable|no[ _]?solution|edit|draw|generate|feasible|solvable|proceed)\"",
     re.I)
 
 
@@ -373,6 +399,8 @@ class _Sentence:
         self.clause_starts = [m.end() for m in _CLAUSE_START.finditer(text, 0, len(text))]
         self.neg_starts = [m.end() for m in _NEG_START.finditer(text, 0, len(text))]
         self.dq = [i for i, c in enumerate(text) if c == '"']
+        if self.dq and self.dq[0] == 0 and re.match(r'"(?:\s|[—–\-,;:)]|$)', text):
+            self.dq.pop(0)  # the closing quote of the sentence before (it ended inside the quotation)
         self.cq_open = [i for i, c in enumerate(text) if c == "“"]
         self.cq_close = [i for i, c in enumerate(text) if c == "”"]
         self.sq_open = [m.end() - 1 for m in re.finditer(r"(?:^|[\s:(])'", text)]
@@ -488,8 +516,12 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
     cue = _ML_BLOCK_BEFORE.search(prefix) or _ML_CONDITIONAL.search(sentence[:m.start()][-80:])
     if cue:
         return f"'{cue.group(0)}' before it (hedged, conditional or negated)"
-    if re.search(r"(?:\b(?:pas|no|nicht|non|não)\s*$)|(?:不是|并非|并不)$", prefix, re.I):
+    if _ML_NEG_BEFORE.search(prefix):
         return "negated"
+    if _ML_ADJ.search(m.group(0)) and (_ML_NEG_DETERMINER.search(prefix) or _ML_NEG_AFTER.match(sentence[m.end():m.end() + 60])):
+        return "negated (no such thing, or the negation follows the verb)"
+    if _ML_LOCAL_SUBJECT.search(prefix) and not _ML_UNIVERSAL.search(prefix):
+        return "about one named route (a local dead end), not the task"
     if _ML_BLOCK_AFTER.match(sentence[m.end():m.end() + 20]):
         return "a question or a hedge"
     after = sentence[m.end():m.end() + 60]
