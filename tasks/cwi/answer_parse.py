@@ -55,6 +55,94 @@ _LIST_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 _GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)\s*(?:%|px|pixels?)?\s*")
 
 
+# Spellings read by rewriting the span before it is tokenised (README.md, "Accepted answer
+# formats"): LaTeX markup, angles in radians, unit suffixes on names, markdown tables. A span
+# without any of these hints is not touched (and is the only kind the fast paths read).
+_REWRITE_HINT = re.compile(r"\\|\||rad|_(?:deg|degrees|px|pixels|pct|percent)\b", re.I)
+_SIGNED = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+# \frac{3}{4} is a number; \boxed{…}, \text{…}, \mathrm{…} only group (innermost first)
+_TEX_FRAC = re.compile(rf"\\[dt]?frac\s*\{{\s*({_SIGNED})\s*\}}\s*\{{\s*({_SIGNED})\s*\}}")
+_TEX_GROUP = re.compile(r"\\[A-Za-z]+\s*\{([^{}]*)\}")
+_TEX_SIZING = re.compile(r"\\(?:left|right|big|Big)(?![A-Za-z])|\\[()\[\]]")  # and \( \) \[ \] math delimiters
+_TEX_DEGREE = re.compile(r"\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
+# "0.276 rad": an angle in radians; every angle the tasks ask for is in degrees
+_RADIANS = re.compile(rf"(?<![\w.])({_SIGNED})\s*(?:rad|radians?)(?![A-Za-z])", re.I)
+# "theta_deg", "length_px": the unit is not part of the name
+_UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percent)\b", re.I)
+_TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
+
+
+def _rewrite(span: str) -> str:
+    """The span with the spellings above written plainly (the README lists them)."""
+    if "\\" in span:
+        span = _TEX_FRAC.sub(lambda m: repr(_number(m.group(1)) / _number(m.group(2)))
+                             if float(m.group(2)) != 0 else m.group(0), span)
+        span = _TEX_SIZING.sub(" ", _TEX_DEGREE.sub("\u00b0", span.replace("\\%", "%")))
+        for _ in range(MAX_DEPTH):
+            span, n = _TEX_GROUP.subn(r" \1 ", span)
+            if not n:
+                break
+    if "rad" in span or "RAD" in span or "Rad" in span:
+        span = _RADIANS.sub(lambda m: f"{round(math.degrees(float(m.group(1))), 6)!r}\u00b0", span)
+    if "_" in span:
+        span = _UNIT_SUFFIX.sub("", span)
+    if "|" in span:
+        span = _table(span)
+    return span
+
+
+def _table(span: str) -> str:
+    """A markdown table ("| R | G | B |", "|---|---|---|", "| 19 | 225 | 120 |") as what it says:
+    one data row is its header's named values ("R=19; G=225; B=120"), several rows one list per
+    row in order. Text outside the table stays; a span without a rule line is not a table."""
+    lines = span.split("\n")
+    rows = [i for i, ln in enumerate(lines) if "|" in ln]
+    if len(rows) < 3 or not any(_TABLE_RULE.match(lines[i]) for i in rows):
+        return span
+    cells = {i: [c.strip() for c in lines[i].strip().strip("|").split("|")] for i in rows}
+    header, body = rows[0], [i for i in rows[1:] if not _TABLE_RULE.match(lines[i])]
+    names = [re.sub(r"\W+", "_", c).strip("_") for c in cells[header]]
+    keys = [re.sub(r"\W+", "_", cells[i][0]).strip("_") if len(cells[i]) == 2 else "" for i in body]
+    if len(body) == 1 and len(cells[body[0]]) == len(names) and all(names):
+        text = "; ".join(f"{n}={v}" for n, v in zip(names, cells[body[0]]))
+    elif len(names) == 2 and all(k and not k[0].isdigit() for k in keys):  # "| field | value |" rows
+        text = "; ".join(f"{k}={cells[i][1]}" for k, i in zip(keys, body))
+    else:
+        first = [cells[i][0] for i in body]
+        if len(body) >= 2 and all(len(cells[i]) >= 2 for i in body) and first[0] in ("0", "1") \
+                and first == [str(int(first[0]) + j) for j in range(len(body))]:
+            body_cells = [cells[i][1:] for i in body]  # a row-number column, like list markers
+        else:
+            body_cells = [cells[i] for i in body]
+        text = ", ".join("[" + ", ".join(c) + "]" for c in body_cells)
+    out = [ln for i, ln in enumerate(lines) if i not in cells]
+    out.insert(min(rows[0], len(out)), text)
+    return "\n".join(out)
+
+
+# Number words, read only when an answer has no digit at all ("twenty-four", "one hundred and
+# five"); next to digits a word such as "one" is prose ("[-109] (one ghost)").
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES], key=len, reverse=True))
+_NUMBER_WORDS = re.compile(rf"(?<![A-Za-z])(?:{_WORD})(?:(?:[ \t]+(?:and[ \t]+)?|-)(?:{_WORD}))*(?![A-Za-z])", re.I)
+
+
+def _words_value(words: str) -> int:
+    total = current = 0
+    for w in re.findall(r"[a-z]+", words.lower()):
+        if w in _SMALL or w in _TENS:
+            current += _SMALL.get(w, _TENS.get(w, 0))
+        elif w == "hundred":
+            current = max(current, 1) * 100
+        elif w == "thousand":
+            total, current = total + max(current, 1) * 1000, 0
+    return total + current
+
+
 class Obj(tuple):
     """The values of a JSON object that is an item of a list, in order, with their names."""
 
@@ -158,6 +246,13 @@ def parse_values(span: str) -> ParsedAnswer:
         items, fields, loose, tails, clashes, percent = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
+    if not items and not fields and not any(c.isdigit() for c in span):
+        words = _NUMBER_WORDS.sub(lambda m: f" {_words_value(m.group(0))} ", span)
+        if words != span:  # "twenty-four": number words, where no digit is written
+            try:
+                items, fields, loose, tails, clashes, percent = _parse(words)
+            except _Reject as exc:
+                return ParsedAnswer(False, span, reason=str(exc))
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
@@ -168,6 +263,8 @@ def parse_values(span: str) -> ParsedAnswer:
 def _parse(span: str) -> tuple:
     if not span.isascii():
         span = span.translate(_MINUSES)
+    if _REWRITE_HINT.search(span) is not None:
+        span = _rewrite(span)
     if "\n" in span and ("." in span or ")" in span):
         markers = _LIST_MARKER.findall(span)
         if len(markers) >= 2 and markers[0].strip()[:-1] in ("0", "1"):
@@ -354,6 +451,8 @@ def common_shape(span: str) -> tuple | None:
         return None
     if span.isdigit() and span.isascii() and len(span) <= MAX_NUMBER_CHARS:
         return [int(span)], {}, False, _NO_LOOSE
+    if _REWRITE_HINT.search(span) is not None:
+        return None  # rewritten first (_parse), then tokenised
     # the first character rules out most shapes (a failed match costs as much as a good one)
     first = span.lstrip(" \t")[:1]
     if first in _STARTS_NUMBER:

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import (Obj, Paren, ParsedAnswer, _Reject, common_shape, find_span, frozen_new, parse_answer,
+from .answer_parse import (CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, _Reject, common_shape, find_span, frozen_new,
+                           parse_answer,
                            parse_values)
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
@@ -1080,6 +1082,21 @@ def _read_prediction(rule: Rule, text, like, context, reader=None):
         return None, str(exc), span, False
 
 
+# a comma between two digit runs, each not part of a longer comma or dot run: a decimal comma
+# when the answer read with commas between values does not fit the rule's shape ("10,62")
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,+\-\u2212])([-+\u2212]?\d+),(\d+)(?![\d.]|,\d)")
+
+
+def _fits(rule: Rule, value, gold) -> bool:
+    """Whether a reading has the shape the rule asks for: it was read, and a list of points or
+    boxes has the gold's count (other kinds check their shape while reading)."""
+    if value is None:
+        return False
+    if rule.kind in ("points", "boxes"):
+        return len(value) == len(gold)
+    return True
+
+
 def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | None = None) -> Score:
     """Score one prediction (model output containing ``<answer>…</answer>``) against ``gold``.
     ``context``: what the item tells about its shape (``grid_of(doc)``), for flat cell indices."""
@@ -1099,6 +1116,14 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
         return frozen_new(Score, correct=False, status=BAD_GOLD, reason=f"gold answer unreadable: {why}",
                           predicted=None, gold=None, span=None)
     p, why, span, direct = _read_prediction(rule, prediction, g, context, reader)
+    if span is not None and (why is not None or not _fits(rule, p, g)) and "," in span:
+        # "21,7", "1,77; 1,11": European decimals, when every comma is one and the values are
+        # apart by ';' or the rule reads a fixed number of values (a list's count is the answer's)
+        alt, n = _DECIMAL_COMMA.subn(r"\1.\2", span)
+        if n == span.count(",") and (rule.kind in ("fields", "int") or ";" in span):
+            q, alt_why, _, alt_direct = _read_prediction(rule, OPEN_TAG + alt + CLOSE_TAG, g, context, reader)
+            if alt_why is None and _fits(rule, q, g):  # only that reading fits the asked shape
+                p, why, direct = q, None, alt_direct
     if why is not None:
         return frozen_new(Score, correct=False, status=UNPARSABLE, reason=why, predicted=None, gold=g, span=span)
     try:
