@@ -58,7 +58,6 @@ _GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:,\d{3}
 # Spellings read by rewriting the span before it is tokenised (README.md, "Accepted answer
 # formats"): LaTeX markup, angles in radians, unit suffixes on names, markdown tables. A span
 # without any of these hints is not touched (and is the only kind the fast paths read).
-_REWRITE_HINT = re.compile(r"\\|\||rad|_(?:deg|degrees|px|pixels|pct|percent)\b", re.I)
 _SIGNED = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 # \frac{3}{4} is a number; \boxed{…}, \text{…}, \mathrm{…} only group (innermost first)
 _TEX_FRAC = re.compile(rf"\\[dt]?frac\s*\{{\s*({_SIGNED})\s*\}}\s*\{{\s*({_SIGNED})\s*\}}")
@@ -72,6 +71,13 @@ _UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percen
 _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
 
 
+def _rewritten(span: str) -> bool:
+    """Whether :func:`_rewrite` may change ``span`` (substring tests first: this runs on every
+    answer, and the common ones have none of these)."""
+    return ("\\" in span or "|" in span or (("ad" in span or "AD" in span) and _RADIANS.search(span) is not None)
+            or (("_d" in span or "_p" in span or "_D" in span or "_P" in span) and _UNIT_SUFFIX.search(span) is not None))
+
+
 def _rewrite(span: str) -> str:
     """The span with the spellings above written plainly (the README lists them)."""
     if "\\" in span:
@@ -82,7 +88,7 @@ def _rewrite(span: str) -> str:
             span, n = _TEX_GROUP.subn(r" \1 ", span)
             if not n:
                 break
-    if "rad" in span or "RAD" in span or "Rad" in span:
+    if "ad" in span or "AD" in span:
         span = _RADIANS.sub(lambda m: f"{round(math.degrees(float(m.group(1))), 6)!r}\u00b0", span)
     if "_" in span:
         span = _UNIT_SUFFIX.sub("", span)
@@ -263,7 +269,7 @@ def parse_values(span: str) -> ParsedAnswer:
 def _parse(span: str) -> tuple:
     if not span.isascii():
         span = span.translate(_MINUSES)
-    if _REWRITE_HINT.search(span) is not None:
+    if _rewritten(span):
         span = _rewrite(span)
     if "\n" in span and ("." in span or ")" in span):
         markers = _LIST_MARKER.findall(span)
@@ -451,7 +457,7 @@ def common_shape(span: str) -> tuple | None:
         return None
     if span.isdigit() and span.isascii() and len(span) <= MAX_NUMBER_CHARS:
         return [int(span)], {}, False, _NO_LOOSE
-    if _REWRITE_HINT.search(span) is not None:
+    if _rewritten(span):
         return None  # rewritten first (_parse), then tokenised
     # the first character rules out most shapes (a failed match costs as much as a good one)
     first = span.lstrip(" \t")[:1]
