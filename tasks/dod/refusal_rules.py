@@ -240,15 +240,15 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"(?:経路|道|ルート|方法|解|配置|手段|やり方)(?:は|が|も)(?:ない|ありません|存在しない|存在しません|見つからない|見つかりません)", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossible|irr[ée]alisable|infaisable|insoluble|inaccessible|inatteignable|incompatibles?|contradictoires?)\b|"
-        r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée]|image|[ée]dition|repr[ée]sentation)s?\b|"
-        r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue|image|r[ée]sultat|version)|"
+        r"\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?(?:chemin|solution|modification|disposition|placement|agencement|fa[çc]on|moyen|trajet|parcours|issue|r[ée]sultat|version|pose|ordre|itin[ée]raire|possibilit[ée]|[ée]dition|repr[ée]sentation)s?\b|\b(?:aucun|aucune|nul|nulle)\s+(?:\w+\s+){0,2}?images?\s+(?:valides?|possibles?|correctes?|acceptables?|coh[ée]rentes?|conformes?|qui|ne|n')|"
+        r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue|r[ée]sultat|version)|\b(?:n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:d')?images?\s+(?:valides?|possibles?|correctes?|acceptables?|coh[ée]rentes?|conformes?|qui)|"
         r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
         r"\bpas\s+de\s+solution\b|\b(?:n'est|ne\s+sont|n'était)\s+pas\s+(?:r[ée]alisable|faisable|possible|soluble|atteignable|r[ée]solvable)\b|"
         r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:imposible|inviable|irrealizable|irresoluble|insoluble|inalcanzable|inaccesible|incompatibles?|contradictori[oa]s?)\b|"
-        r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo|imagen|representaci[óo]n)\b|"
-        r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida|imagen|resultado|versi[óo]n)|"
+        r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo|representaci[óo]n)\b|\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
+        r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida|resultado|versi[óo]n)|\bno\s+(?:hay|existe)\s+(?:una\s+|ninguna\s+)?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
         r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
         r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b", re.I), "ml"),
     ("ml_no_solution", re.compile(
@@ -260,7 +260,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
-        r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota|immagine|imagem)\b|"
+        r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:immagin[ei]|imag(?:em|ens))\s+(?:valid[ae]|possibil[ei]|v[áa]lidas?|poss[íi]vel|corrett[ae]|corretas?|che|que)|"
         r"\bnon\s+esiste\b|\bn[ãa]o\s+existe\b", re.I), "ml"),
 ]
 # Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
@@ -280,10 +280,11 @@ _ML_ADJ = re.compile(
     r"(?:impossib|irr[ée]alisab|infaisab|insolub|inaccessib|inatteignab|incompatib|contradictoi|imposib|inviab|irrealizab|"
     r"irresolub|inalcanzab|inaccesib|contradictori|unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|"
     r"widerspr[üu]chlich|irrisolvib|irraggiungib|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\w*$", re.I)
-# "no <noun> (is) <adjective>": the negative determiner says that nothing is impossible or contradictory
-# ("aucune contrainte contradictoire", "keine Anforderung ist widersprüchlich"); "sans aucun doute" is not one
+# "no <noun> (is) <adjective>", "nothing is <adjective>": the negative determiner or pronoun says that
+# nothing is impossible or contradictory ("aucune contrainte contradictoire", "keine Anforderung ist
+# widersprüchlich", "nada es imposible"); "sans aucun doute" is not one
 _ML_NEG_DETERMINER = re.compile(
-    r"\b(?:aucun|aucune|nul|nulle|kein|keine|keinen|keiner|keinem|ning[úu]n|ninguna|ninguno|nessun|nessuna|nessuno|nenhum|nenhuma)\s+"
+    r"\b(?:aucun|aucune|nul|nulle|rien|kein|keine|keinen|keiner|keinem|nichts|ning[úu]n|ninguna|ninguno|nada|nessun|nessuna|nessuno|niente|nulla|nenhum|nenhuma)\s+"
     r"(?!(?:doute|duda|dubbio|d[úu]vida|Zweifel)\b)(?:[\w'-]+\s+){1,3}$", re.I)
 # a negation adverb right before it ("keineswegs unmöglich", "nullement contradictoires")
 _ML_NEG_BEFORE = re.compile(

@@ -96,3 +96,47 @@ def test_the_reading_decides_where_the_labels_differ(rows):
     for r in differ:
         assert bool(detect_in(r["text"], "reasoning").refused) == r["label"], r["id"]
         assert bool(detect_in(r["text"], "all").refused) == r["label_all"], r["id"]
+
+
+# Each construction the audit fixed, in wordings that are not in the set, with its negative twin:
+# the rules must read the construction, not the set's sentences.
+AUDIT_FIXES = [
+    # a negated belief about existence
+    ("We don't believe a single valid ordering of the five vases exists.", True),
+    ("I do not think any arrangement of these plates can satisfy both rules.", True),
+    ("I don't think any extra shading is needed, so here is the edit.", False),
+    ("I don't think any route through the left corridor works; the right one does.", False),
+    # the image as the missing result (and a picture on a wall is not one)
+    ("Il n'existe aucune image valide pour cette consigne.", True),
+    ("Ninguna imagen válida cumple ambas condiciones.", True),
+    ("Es gibt kein passendes Bild für diese Vorgabe.", True),
+    ("Nenhuma imagem válida cumpre o pedido.", True),
+    ("Sur le mur il n'y a aucune image, je n'ai rien à enlever.", False),
+    ("Im Hintergrund hängt kein Bild, also muss ich nichts entfernen.", False),
+    # Korean "cannot be satisfied / solved"
+    ("이 조건들은 동시에 만족시킬 수 없습니다.", True),
+    ("이 조건들은 모두 만족시킬 수 있습니다.", False),
+    # JSON verdict fields
+    ('{"outcome": "declined", "why": "the hand is missing"}', True),
+    ('{"outcome": "edit", "why": "raised the paw"}', False),
+    # negations of impossibility in other languages
+    ("Nada es imposible aquí: muevo la taza.", False),
+    ("Keine der Bedingungen ist unvereinbar, also bearbeite ich es.", False),
+    ("Unmöglich ist das keineswegs.", False),
+    ("Ce n'est nullement impossible.", False),
+    ("Das ist unmöglich, weil der Stuhl fehlt.", True),
+    # one named route (zh / ja) against every route
+    ("左边的通道是死路，不过下面那条可以走到终点。", False),
+    ("第二条路线走不通。", False),
+    ("地图上所有的路都走不通。", True),
+    ("这个迷宫的路走不通。", True),
+    # a conclusion after a quoted sentence; the task's own maze is not a local place
+    ('"State that no solution exists." — I can state it: no solution exists, since the exit is walled in.', True),
+    ("No route exists in this grid.", True),
+    ("There is no way forward in this corridor, so I backtrack and go down.", False),
+]
+
+
+@pytest.mark.parametrize("text,concludes", AUDIT_FIXES)
+def test_the_audit_fixes_read_the_construction(text, concludes):
+    assert bool(detect_in(text, "reasoning").refused) is concludes
