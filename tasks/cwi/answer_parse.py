@@ -71,11 +71,15 @@ _UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percen
 _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
 
 
+def _unit_suffix(span: str) -> bool:
+    return ("_d" in span or "_p" in span or "_D" in span or "_P" in span) and _UNIT_SUFFIX.search(span) is not None
+
+
 def _rewritten(span: str) -> bool:
     """Whether :func:`_rewrite` may change ``span`` (substring tests first: this runs on every
     answer, and the common ones have none of these)."""
     return ("\\" in span or "|" in span or (("ad" in span or "AD" in span) and _RADIANS.search(span) is not None)
-            or (("_d" in span or "_p" in span or "_D" in span or "_P" in span) and _UNIT_SUFFIX.search(span) is not None))
+            or _unit_suffix(span))
 
 
 def _rewrite(span: str) -> str:
@@ -246,13 +250,14 @@ class _Reject(Exception):
     pass
 
 
-def parse_values(span: str) -> ParsedAnswer:
-    """Tokenise ``span`` into positional items and named fields."""
+def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
+    """Tokenise ``span`` into positional items and named fields. ``number_words``: read
+    "twenty-four" where no digit is written (a model's spelling; gold strings are digits)."""
     try:
         items, fields, loose, tails, clashes, percent = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
-    if not items and not fields and not any(c.isdigit() for c in span):
+    if number_words and not items and not fields and not any(c.isdigit() for c in span):
         words = _NUMBER_WORDS.sub(lambda m: f" {_words_value(m.group(0))} ", span)
         if words != span:  # "twenty-four": number words, where no digit is written
             try:
@@ -451,14 +456,14 @@ def common_shape(span: str) -> tuple | None:
     in one bracket with a word before it (``3,-2``, ``[2 0 1]``, ``(240, 130) px``, ``45°``,
     ``RGB(1, 2, 3)``); bracketed groups (``[[0,3],[2,1]]``, ``(1,2) to (3,4)``); named values
     (``dx=3, dy=-2``, ``rows=[2,0,1]; cols: 1 2 0``); JSON objects of numbers, alone or listed;
-    names before numbers (``scale 1.2, angle 45°``, the names loose).
+    names before numbers (``scale 1.2, angle 45°``, the names loose). None for every span that
+    _rewrite would change: no pattern admits a backslash, a '|' or a word after a number, and the
+    shapes with names check for unit suffixes.
     May raise _Reject (a number too long), as the tokeniser would."""
     if len(span) > FAST_MAX_CHARS:
         return None
     if span.isdigit() and span.isascii() and len(span) <= MAX_NUMBER_CHARS:
         return [int(span)], {}, False, _NO_LOOSE
-    if _rewritten(span):
-        return None  # rewritten first (_parse), then tokenised
     # the first character rules out most shapes (a failed match costs as much as a good one)
     first = span.lstrip(" \t")[:1]
     if first in _STARTS_NUMBER:
@@ -508,6 +513,8 @@ def _numbers_shape(span: str) -> tuple | None:
 
 
 def _named_shape(span: str) -> tuple | None:
+    if _unit_suffix(span):
+        return None  # "theta_deg": rewritten first (_parse), then tokenised
     if _SHAPE_NAMED.fullmatch(span) is None:
         return None
     fields: dict = {}
@@ -538,6 +545,8 @@ def _groups_shape(span: str) -> tuple | None:
 
 
 def _objects_shape(span: str) -> tuple | None:
+    if _unit_suffix(span):
+        return None  # "theta_deg": rewritten first (_parse), then tokenised
     m = _SHAPE_OBJECTS.fullmatch(span)
     if m is None:
         return None
@@ -559,6 +568,8 @@ def _objects_shape(span: str) -> tuple | None:
 
 def _loose_shape(span: str) -> tuple | None:
     """"scale 1.2, angle 45°": each number positional, its name loose."""
+    if _unit_suffix(span):
+        return None  # rewritten first (_parse), then tokenised
     if _SHAPE_LOOSE.fullmatch(span) is None:
         return None
     loose: dict = {}
@@ -701,4 +712,4 @@ def parse_answer(text: str, *, require_span: bool = True) -> ParsedAnswer:
         if require_span:
             return ParsedAnswer(False, None, reason="no <answer>…</answer> span")
         span = text
-    return parse_values(span)
+    return parse_values(span, number_words=require_span)

@@ -1062,7 +1062,7 @@ def _read_prediction(rule: Rule, text, like, context, reader=None):
     except _Reject:
         shape = None
     if shape is None:
-        parsed = parse_values(span)
+        parsed = parse_values(span, number_words=True)
         if not parsed.ok:
             return None, parsed.reason, span, False
     else:
@@ -1087,12 +1087,15 @@ def _read_prediction(rule: Rule, text, like, context, reader=None):
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,+\-\u2212])([-+\u2212]?\d+),(\d+)(?![\d.]|,\d)")
 
 
+_COUNTED = ("points", "boxes")  # kinds whose reading may have another count than the gold
+
+
 def _fits(rule: Rule, value, gold) -> bool:
     """Whether a reading has the shape the rule asks for: it was read, and a list of points or
     boxes has the gold's count (other kinds check their shape while reading)."""
     if value is None:
         return False
-    if rule.kind in ("points", "boxes"):
+    if rule.kind in _COUNTED:
         return len(value) == len(gold)
     return True
 
@@ -1116,11 +1119,12 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
         return frozen_new(Score, correct=False, status=BAD_GOLD, reason=f"gold answer unreadable: {why}",
                           predicted=None, gold=None, span=None)
     p, why, span, direct = _read_prediction(rule, prediction, g, context, reader)
-    if span is not None and (why is not None or not _fits(rule, p, g)) and "," in span:
+    if (why is not None or (rule.kind in _COUNTED and len(p) != len(g))) and span is not None and "," in span \
+            and ", " not in span and (rule.kind in ("fields", "int") or ";" in span):
         # "21,7", "1,77; 1,11": European decimals, when every comma is one and the values are
         # apart by ';' or the rule reads a fixed number of values (a list's count is the answer's)
         alt, n = _DECIMAL_COMMA.subn(r"\1.\2", span)
-        if n == span.count(",") and (rule.kind in ("fields", "int") or ";" in span):
+        if n == span.count(","):
             q, alt_why, _, alt_direct = _read_prediction(rule, OPEN_TAG + alt + CLOSE_TAG, g, context, reader)
             if alt_why is None and _fits(rule, q, g):  # only that reading fits the asked shape
                 p, why, direct = q, None, alt_direct
