@@ -191,7 +191,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # "cannot both be open and shut", "can't simultaneously be ...", "exclude each other"
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:simultaneously|both|at\s+the\s+same\s+time|also)\b", re.I), "contradiction"),
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|never)\s+(?:possibly\s+)?(?:coexist|co-exist|be\s+reconciled|hold\s+(?:at\s+once|simultaneously|together)|both\s+(?:hold|be\s+true|be\s+satisfied|be\s+met))\b", re.I), "contradiction"),
-    ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
+    ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\bthere(?:'s|\s+is)\s+(?:an?\s+)?(?:clear\s+|direct\s+|basic\s+|fundamental\s+|logical\s+|inherent\s+|built-in\s+|real\s+)?(?:contradiction|conflict|paradox)\s+(?:in|between|within|among)\s+(?:the\s+|these\s+|this\s+|your\s+)?(?:two\s+|three\s+)?(?:request|instructions?|constraints?|requirements?|conditions?|task|prompt|demands?|rules?)\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
     # "the end is walled off", "the goal is boxed in", "start and goal aren't connected"
     ("disconnected", re.compile(
         r"\b(?:are|is|remains?|lies?|sits?|stays?|gets?)\s+(?:completely\s+|fully\s+|entirely\s+|totally\s+)?(?:disconnected|separated|isolated|cut\s+off|walled\s+off|walled\s+in|sealed\s+off|sealed|boxed\s+in|enclosed|closed\s+off|trapped|fenced\s+off|blocked\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas|pockets))\b"
@@ -257,6 +257,8 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){0,2}?(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Verbindung|Durchgang|Darstellung)(?:en)?\b|\b(?:kein|keine|keinen|keiner)\s+(?:\w+\s+){1,2}?Bild(?:er)?\b|"
         r"\bl[äa]sst\s+sich\s+(?:\w+\s+)?nicht\s+(?:umsetzen|l[öo]sen|erreichen|erf[üu]llen|durchf[üu]hren|realisieren|anwenden)|"
         r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
+        r"\b(?:ist|sind|w[äa]re|bleibt)\s+(?:(?!(?:nicht|kaum|keineswegs|keinesfalls)\b)\w+\s+)?ausgeschlossen\b|"
+        r"\b(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Darstellung|Bild)(?:en|er)?\s+gibt\s+es\s+(?:\w+\s+)?nicht\b|"
         r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
@@ -288,7 +290,9 @@ _ML_NEG_DETERMINER = re.compile(
     r"(?!(?:doute|duda|dubbio|d[úu]vida|Zweifel)\b)(?:[\w'-]+\s+){1,3}$", re.I)
 # a negation adverb right before it ("keineswegs unmöglich", "nullement contradictoires")
 _ML_NEG_BEFORE = re.compile(
-    r"(?:\b(?:pas|no|nicht|non|não|keineswegs|keinesfalls|nullement|jamais|nie|niemals|nunca|mai)\s*$)|(?:不是|并非|并不)$", re.I)
+    r"(?:\b(?:pas|no|nicht|non|não|keineswegs|keinesfalls|nullement|jamais|nie|niemals|nunca|mai)\s*$)|(?:不是|并非|并不)$"
+    r"|\b(?:no|non|não)\s+(?:es|fue|era|ser[áa]|ser[íi]a|resulta|result[óo]|parece|è|era|sar[àa]|sarebbe|é|foi|seria)\s*$"  # "no fue imposible"
+    r"|\b(?:rien|nada|nichts|niente|nulla)\s*(?:d['’]|de\s+)?$", re.I)  # "rien d'impossible"
 # German inversion: the adjective first, the negation after the verb ("Unmöglich ist das nicht")
 _ML_NEG_AFTER = re.compile(r"^\s*(?:ist|war|sind|wäre|scheint|erscheint)\s+(?:\w+\s+){0,3}?(?:nicht|nichts|keineswegs|keinesfalls)\b(?!\s+zu\b)", re.I)
 # A named route as the subject (zh / ja): "右边那条路走不通" is a local dead end, not the task;
@@ -297,6 +301,11 @@ _ML_LOCAL_SUBJECT = re.compile(
     r"(?:这|那|左|右|上|下|前|后|第[一二三四五六七八九十\d]+)(?:(?!迷宫|地图|整个|图中)[^，。！？、]){0,6}(?:条|个)?(?:路|通道|路线|方向|分支|走廊|岔路)"
     r"|(?:この|その|あの|上|下|左|右)[^、。]{0,4}(?:通路|道|ルート|経路|分岐)(?:は|が)")
 _ML_UNIVERSAL = re.compile(r"每|所有|任何|全部|都|すべて|全て|どの|どれも")
+# After a match, the same sentence says another way works: a narrower property ("Einen kürzeren Weg gibt
+# es nicht, aber dieser funktioniert"), as _NARROWER_AFTER for English
+_ML_NARROWER_AFTER = re.compile(
+    r"^[^.;。]{0,60}?\b(?:aber|mais|pero|ma|mas|doch)\b[^.;。]{0,60}?\b(?:funktioniert|geht|klappt|passt|fonctionne|marche|convient|"
+    r"funciona|sirve|vale|funziona|serve|dá\s+certo)\b", re.I)
 _ML_BLOCK_AFTER = re.compile(r"^\s*(?:か[？?]|かもしれ|でしょうか|吗|吧[？?]|\?)|^[^。，,.!?！？]{0,6}(?:かもしれ|可能)", re.I)
 _RETRACT = re.compile(
     r"^(?:wait|hmm+,?\s+wait|actually|no,|no\s+wait|on\s+second\s+thought|on\s+reflection|then\s+again|correction|scratch\s+that|oops|"
@@ -525,6 +534,8 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
         return "about one named route (a local dead end), not the task"
     if _ML_BLOCK_AFTER.match(sentence[m.end():m.end() + 20]):
         return "a question or a hedge"
+    if _ML_NARROWER_AFTER.match(sentence[m.end():m.end() + 140]):
+        return "a narrower property (the sentence goes on to a way that works)"
     after = sentence[m.end():m.end() + 60]
     if re.match(r"\s*(?:à|de|d')\s*(?:mal\s+)?(?:comprendre|rater|manquer|ignorer|confondre|malinterpr|dire|savoir)|\s*de\s+(?:malinterpretar|ignorar|confundir|pasar\s+por\s+alto|decir|saber)|\s*(?:misszuverstehen|zu\s+übersehen|zu\s+sagen)|(?:误解|弄错|看错|忽视)|(?:誤解し|見逃)", after, re.I) or re.search(r"(?:misszuverstehen|zu\s+übersehen)", sentence[m.end():m.end() + 60], re.I):
         return "an idiom"
@@ -538,7 +549,7 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
 
 
 _EN_WORDS = re.compile(r"\b(?:the|is|are|it|and|to|of|this|that|there|no|not|can't|cannot|so|be|i|a|an|with|from|for)\b", re.I)
-_OTHER_WORDS = re.compile(r"\b(?:le|la|les|est|et|de|des|un|une|il|pas|ne|el|los|las|es|y|que|no|en|una|der|die|das|ist|und|nicht|ein|eine|es|zu|il|di|che|non|o|os|as|um|uma|não|é)\b", re.I)
+_OTHER_WORDS = re.compile(r"\b(?:le|la|les|est|et|de|des|un|une|il|pas|ne|el|los|las|es|y|que|no|en|una|der|die|das|ist|und|nicht|ein|eine|es|zu|il|di|che|non|o|os|as|um|uma|não|é|rien|dans|avec|pour|muy|con|para|auch|mit|für|sehr)\b", re.I)
 
 
 def _looks_english(sentence: str) -> bool:

@@ -134,6 +134,18 @@ AUDIT_FIXES = [
     ('"State that no solution exists." — I can state it: no solution exists, since the exit is walled in.', True),
     ("No route exists in this grid.", True),
     ("There is no way forward in this corridor, so I backtrack and go down.", False),
+    # found by a second, smaller held-out round (59 responses, 0.932 before these): a contradiction
+    # stated as existing, negated copulas and pronouns, German "ausgeschlossen" / "gibt es nicht",
+    # and a narrower property in other languages
+    ("There's a basic conflict between the two requirements, so the edit has to be declined.", True),
+    ("There is no contradiction in the request, so I drew it.", False),
+    ("No sería imposible, solo lento; aquí está.", False),
+    ("Rien d’impossible ici.", False),
+    ("Diese Kombination ist physikalisch ausgeschlossen.", True),
+    ("Es ist nicht ausgeschlossen, dass es klappt; ich zeichne.", False),
+    ("Eine gültige Reihenfolge gibt es nicht.", True),
+    ("Einen kürzeren Weg gibt es nicht, aber dieser funktioniert.", False),
+    ("No hay camino directo, pero el rodeo por abajo funciona.", False),
 ]
 
 
