@@ -40,6 +40,8 @@ HUE_TOLERANCE_DEG = 25.0  # wall (194 deg), green (141), red (0): the windows do
 WALL_MIN_LUMA = 150.0  # the wall blue is light; dark slate text of similar hue is not a wall
 SAME_HUE_DEG = 20.0  # a path colour this close to red / green shares their class
 INSET = 0.2  # each side of a cell left out when measuring it
+WIDE_INSET = 0.1  # the wider measure of a passage: a line may run along one side of its corridor
+FULL_INSET = 0.02  # the whole cell (a line may turn in a corner of it), a pixel to spare
 MIN_N = 5
 MIN_PITCH_PX = 3  # a cell needs a few pixels to carry a colour and a line
 MAX_N = 151
@@ -188,6 +190,8 @@ class MazeGeometry:
     goal: Cell
     image_size: tuple[int, int]
     fractions: Any = field(compare=False, repr=False, default=None)  # (n, n, classes) of the input
+    wide_fractions: Any = field(compare=False, repr=False, default=None)  # the same with WIDE_INSET
+    full_fractions: Any = field(compare=False, repr=False, default=None)  # ... and with FULL_INSET
 
     @property
     def n(self) -> int:
@@ -313,8 +317,9 @@ def cell_fractions(labels, box: GridBox, inset: float = INSET):
     return sums / np.maximum(area, 1)
 
 
-def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float]:
-    """Grid box (in working pixels), cell fractions and the working->original scale."""
+def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float, tuple]:
+    """Grid box (in working pixels), cell fractions, the working->original scale and the cell
+    fractions measured with ``WIDE_INSET`` and ``FULL_INSET``."""
     w, h = size
     factor = max(1, max(img.size) // WORK_SIDE)
     pcls = path_class(path_color)
@@ -326,7 +331,12 @@ def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bo
             break
         factor = max(1, min(factor - 1, int(factor * min(box.pitch_x, box.pitch_y) / (2 * MIN_WORK_PITCH))))
         n = box.n
-    return box, cell_fractions(labels, box), w / arr.shape[1]
+    return box, cell_fractions(labels, box), w / arr.shape[1], wider_fractions(labels, box)
+
+
+def wider_fractions(labels, box: GridBox) -> tuple:
+    """Cell fractions over the central 80 % and over the whole cell."""
+    return cell_fractions(labels, box, WIDE_INSET), cell_fractions(labels, box, FULL_INSET)
 
 
 def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int] = DEFAULT_PATH_RGB) -> MazeGeometry:
@@ -334,7 +344,7 @@ def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int]
     import numpy as np
 
     img, size = open_rgb(image)
-    box, frac, scale = locate(img, size, n=n, path_color=path_color)
+    box, frac, scale, (wide, full) = locate(img, size, n=n, path_color=path_color)
     base = frac[..., [OPEN, WALL, GREEN, RED]].copy()
     pcls = path_class(path_color)
     # path-coloured pixels (a path already drawn) count as open, except in a filled endpoint cell
@@ -358,7 +368,7 @@ def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int]
         raise UnreadableGrid(f"expected one red end cell, found {len(reds)}")
     grid = tuple(tuple(int(v == 1) for v in row) for row in kind)
     return MazeGeometry(box=box.scaled(scale), grid=grid, start=greens[0], goal=reds[0],
-                        image_size=size, fractions=frac)
+                        image_size=size, fractions=frac, wide_fractions=wide, full_fractions=full)
 
 
 # -- agreement with the official grid record ---------------------------------------------------

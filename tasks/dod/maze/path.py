@@ -26,11 +26,14 @@ from typing import Any, Sequence
 from . import geometry as mg
 
 COVER_MIN = 0.04
+CORNER_MIN = 0.01  # a passage between two drawn cells needs only this much of its whole area
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 LOCAL_PITCH = 40  # endpoint contact is measured at 20-40 px per cell (enlarged to 40 below 20)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
+LINE_PITCH = 80  # continuity is measured at 40-80 px per cell (enlarged to 80 below 40) ...
+LINE_BRIDGE = 0.06  # ... bridging gaps up to this (x pitch): a 1-px grid line drawn over the path
 STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
 
 
@@ -42,6 +45,7 @@ class DrawnPath:
     fractions: Any = field(compare=False, repr=False, default=None)  # (n, n, classes) of the output
     located_by: str = "wall_box"  # or "scaled_input"
     reaches: dict = field(compare=False, default_factory=dict)  # "start"/"end" -> EndpointContact
+    line_pieces: int = 1  # separate pieces of line pixels in the covered cells (a gap makes 2)
 
 
 @dataclass(frozen=True)
@@ -58,10 +62,10 @@ def _ring_wall_share(frac) -> float:
 
 
 def _locate_with_ring(img, n: int, path_color, relaxed: bool = False):
-    box, frac, scale = mg.locate(img, img.size, n=n, path_color=path_color, relaxed=relaxed)
+    box, frac, scale, wide = mg.locate(img, img.size, n=n, path_color=path_color, relaxed=relaxed)
     if _ring_wall_share(frac) < RING_WALL_MIN:
         raise mg.UnreadableGrid("outer wall not found")
-    return box, frac, scale
+    return box, frac, scale, wide
 
 
 def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Exception):
@@ -75,10 +79,11 @@ def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Excepti
     scale = size[0] / arr.shape[1]
     b = geometry.box
     box = mg.GridBox(b.n, b.x0 * sx / scale, b.y0 * sy / scale, b.pitch_x * sx / scale, b.pitch_y * sy / scale)
-    frac = mg.cell_fractions(mg.classify(arr, path_color), box)
+    labels = mg.classify(arr, path_color)
+    frac = mg.cell_fractions(labels, box)
     if _ring_wall_share(frac) < RING_WALL_MIN:
         raise mg.UnreadableGrid(f"output: no maze found ({first})")
-    return box, frac, scale
+    return box, frac, scale, mg.wider_fractions(labels, box)
 
 
 def skew_degrees(img, path_color=mg.DEFAULT_PATH_RGB) -> float | None:
@@ -115,7 +120,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     located_by = "wall_box"
     located_img = img
     try:
-        box, frac, scale = _locate_with_ring(img, geometry.n, path_color)
+        box, frac, scale, wide = _locate_with_ring(img, geometry.n, path_color)
     except mg.UnreadableGrid as first:
         found = None
         angle = skew_degrees(img, path_color)
@@ -139,26 +144,142 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
         if found is None:
             found = _scaled_input_box(img, geometry, path_color, first)
             located_by = "scaled_input"
-        box, frac, scale = found
+        box, frac, scale, wide = found
+    wide, full = wide  # the central 80 % and the whole cell
     pcls = mg.path_class(path_color)
-    added = frac[..., pcls] - (geometry.fractions[..., pcls] if geometry.fractions is not None else 0.0)
-    added = np.clip(added, 0.0, 1.0)
-    coverage = {(int(r), int(c)): float(added[r, c]) for r, c in zip(*np.nonzero(added > 0))}
-    # a noisy image has path-coloured speckles everywhere: the typical cell (the median; a path
-    # covers far fewer than half the cells) sets the floor a drawn cell must clear
-    threshold = max(COVER_MIN, NOISE_FACTOR * float(np.median(added)))
-    # colour noise spreads over all hues: the share of a cell's pixels in hues the maze does not
-    # use ("other") predicts how many fall in the path's hue window by chance
-    window = 2 * mg.HUE_TOLERANCE_DEG
-    chance = frac[..., mg.OTHER] * window / max(1.0, 360.0 - 3 * window)
-    limit = threshold + NOISE_FACTOR * chance
-    covered = frozenset(cell for cell, v in coverage.items() if v >= limit[cell])
+    added, limit = _added_and_limit(frac, geometry.fractions, pcls)
+    covered = {(int(r), int(c)) for r, c in zip(*np.nonzero((added > 0) & (added >= limit)))}
+    # a line along one side of a corridor (hugging a wall) may miss the central 60 %: passages
+    # are also measured on their central 80 %, by the same rule (walls and endpoints are not)
+    added_w, limit_w = _added_and_limit(wide, geometry.wide_fractions, pcls)
+    side = {(int(r), int(c)) for r, c in zip(*np.nonzero((added_w > 0) & (added_w >= limit_w)))
+            if not geometry.grid[r][c] and (r, c) not in (geometry.start, geometry.goal)}
+    covered |= side
+    # a line turning in a corridor's corner (hugging the inside of the turn) may touch only a
+    # corner of that cell: a passage between two drawn neighbours counts with much less of its
+    # whole area, unless the line cut diagonally through the wall across the turn instead
+    added_f, limit_f = _added_and_limit(full, geometry.full_fractions, pcls, CORNER_MIN)
+    marked = (added_f > 0) & (added_f >= limit_f)
+    ends = (geometry.start, geometry.goal)
+    changed = True
+    while changed:
+        changed = False
+        for r, c in zip(*np.nonzero(marked)):
+            cell = (int(r), int(c))
+            if cell in covered or geometry.grid[r][c] or cell in ends:
+                continue
+            vert = [r + d for d in (-1, 1) if (r + d, c) in covered or (r + d, c) in ends]
+            horiz = [c + d for d in (-1, 1) if (r, c + d) in covered or (r, c + d) in ends]
+            straight = len(vert) == 2 or len(horiz) == 2
+            turn = any(not (geometry.grid[rr][cc] and marked[rr, cc]) for rr in vert for cc in horiz)
+            if straight or turn:
+                covered.add(cell)
+                changed = True
+    covered = frozenset(covered)
+    best = np.maximum(added, added_w)
+    for r, c in covered:
+        best[r, c] = max(best[r, c], added_f[r, c])
+    coverage = {(int(r), int(c)): float(best[r, c]) for r, c in zip(*np.nonzero(best > 0))}
     box = box.scaled(scale)
     reaches = {name: endpoint_contact(located_img, box, cell, mg.GREEN if name == "start" else mg.RED,
                                       covered, geometry, path_color)
                for name, cell in (("start", geometry.start), ("end", geometry.goal))}
+    pieces = line_pieces(located_img, box, covered, geometry, path_color)
     return DrawnPath(box=box, covered=covered, coverage=coverage, fractions=frac,
-                     located_by=located_by, reaches=reaches)
+                     located_by=located_by, reaches=reaches, line_pieces=pieces)
+
+
+def _added_and_limit(frac, input_frac, pcls, base: float = COVER_MIN):
+    """Path colour added per cell (beyond the input's) and the share a drawn cell must reach."""
+    import numpy as np
+
+    added = frac[..., pcls] - (input_frac[..., pcls] if input_frac is not None else 0.0)
+    added = np.clip(added, 0.0, 1.0)
+    # a noisy image has path-coloured speckles everywhere: the typical cell (the median; a path
+    # covers far fewer than half the cells) sets the floor a drawn cell must clear
+    threshold = max(base, NOISE_FACTOR * float(np.median(added)))
+    # colour noise spreads over all hues: the share of a cell's pixels in hues the maze does not
+    # use ("other") predicts how many fall in the path's hue window by chance
+    window = 2 * mg.HUE_TOLERANCE_DEG
+    chance = frac[..., mg.OTHER] * window / max(1.0, 360.0 - 3 * window)
+    return added, threshold + NOISE_FACTOR * chance
+
+
+def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, target: int = LOCAL_PITCH):
+    """The cells rows x cols from (r0, c0) at target/2 - target px per cell (enlarged to target
+    below that), its pitch in pixels and a function ``band(cell, inset)`` giving a cell's part
+    (inset each side) as array slices."""
+    from PIL import Image
+
+    px, py = box.pitch_x, box.pitch_y
+    left, top = box.x0 + c0 * px, box.y0 + r0 * py
+    crop = img.crop((round(left), round(top), round(left + cols * px), round(top + rows * py)))
+    if min(px, py) < target / 2:  # small cells: enlarged, so that a gap is a few pixels
+        local = crop.resize((cols * target, rows * target), Image.BILINEAR)
+    else:  # box-reduced (a whole-pixel factor: fast, no ringing)
+        local = crop.reduce(max(1, int(min(px, py) // (target / 2))))
+    # the crop box is rounded to whole pixels: map cell bands through the real scale
+    sx, sy = local.width / max(1, crop.width), local.height / max(1, crop.height)
+    ox, oy = (round(left) - left) * sx, (round(top) - top) * sy  # offset of the crop's origin
+
+    def band(cell, inset):
+        rr, cc = cell[0] - r0, cell[1] - c0
+        y0 = int(round((rr + inset) * py * sy - oy)), int(round((rr + 1 - inset) * py * sy - oy))
+        x0 = int(round((cc + inset) * px * sx - ox)), int(round((cc + 1 - inset) * px * sx - ox))
+        return slice(max(0, y0[0]), max(1, y0[1])), slice(max(0, x0[0]), max(1, x0[1]))
+
+    return local, min(px * sx, py * sy), band
+
+
+def _chroma2(local):
+    import numpy as np
+
+    f = np.asarray(local, dtype=np.float32)
+    return (f[..., 0] - 0.5 * (f[..., 1] + f[..., 2])) ** 2 + (0.8660254 * (f[..., 1] - f[..., 2])) ** 2
+
+
+def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeometry,
+                path_color=mg.DEFAULT_PATH_RGB) -> int:
+    """How many separate pieces the drawn line makes inside the covered cells (1 when continuous).
+
+    The cells alone cannot show a gap of a few pixels inside the path (both sides of it still
+    cover their cells), but "one continuous line" is a pixel property: the path-coloured pixels
+    of the covered cells other than start and end, at 40-80 px per cell, with at least half the
+    line's mean chroma, dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
+    the path, anti-aliasing), must be one piece.  Pieces spanning under 0.3 x pitch (colour noise, JPEG
+    specks) are not counted."""
+    import cv2
+    import numpy as np
+
+    inner = set(covered) - {geometry.start, geometry.goal}
+    if len(inner) < 2:
+        return 1
+    n = geometry.n
+    local, pitch, band = _local_view(img, box, 0, 0, n, n, LINE_PITCH)
+    labels = mg.classify(np.asarray(local), path_color)
+    pcls = mg.path_class(path_color)
+    # the line in the drawn cells; the endpoints (whose fill may share the path colour; reaching
+    # them is endpoint_contact's question) left out, with a pixel to spare for rounding
+    region = np.zeros(labels.shape, dtype=bool)
+    for cell in inner:
+        region[band(cell, 0.0)] = True
+    for cell in (geometry.start, geometry.goal):
+        region[band(cell, -0.05)] = False
+    mask = (labels == pcls) & region
+    chroma2 = _chroma2(local)
+    core = np.zeros(labels.shape, dtype=bool)
+    for cell in inner:
+        core[band(cell, mg.INSET)] = True
+    line_c = chroma2[mask & core]
+    if line_c.size:
+        mask &= chroma2 >= STRONG ** 2 * float(line_c.mean())
+    mask = mask.view(np.uint8)
+    rad = max(1, round(LINE_BRIDGE * pitch / 2))
+    grown = cv2.dilate(mask, None, iterations=rad)
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    ids = set(np.unique(parts[mask > 0]).tolist()) - {0}
+    span = 0.3 * pitch + 2 * rad
+    return sum(1 for i in ids if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) >= span)
 
 
 def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered: frozenset,
@@ -171,7 +292,6 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
     the line's pixels in a neighbour's central part to the endpoint's central part."""
     import cv2
     import numpy as np
-    from PIL import Image
 
     r, c = end
     nbs = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
@@ -181,45 +301,30 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
         return EndpointContact(False)
     r0, r1 = min(q[0] for q in nbs + [end]), max(q[0] for q in nbs + [end])
     c0, c1 = min(q[1] for q in nbs + [end]), max(q[1] for q in nbs + [end])
-    rows, cols = r1 - r0 + 1, c1 - c0 + 1
-    px, py = box.pitch_x, box.pitch_y
-    left, top = box.x0 + c0 * px, box.y0 + r0 * py
-    crop = img.crop((round(left), round(top), round(left + cols * px), round(top + rows * py)))
-    if min(px, py) < LOCAL_PITCH / 2:  # small cells: enlarged, so that a gap is a few pixels
-        local = crop.resize((cols * LOCAL_PITCH, rows * LOCAL_PITCH), Image.BILINEAR)
-    else:  # box-reduced to 20-40 px per cell (a whole-pixel factor: fast, no ringing)
-        local = crop.reduce(max(1, int(min(px, py) // (LOCAL_PITCH / 2))))
-    # the crop box is rounded to whole pixels: map cell bands through the real scale
-    sx, sy = local.width / max(1, crop.width), local.height / max(1, crop.height)
-    ox, oy = (round(left) - left) * sx, (round(top) - top) * sy  # offset of the crop's origin
-
-    def central(cell, inset):
-        rr, cc = cell[0] - r0, cell[1] - c0
-        y0 = int(round((rr + inset) * py * sy - oy)), int(round((rr + 1 - inset) * py * sy - oy))
-        x0 = int(round((cc + inset) * px * sx - ox)), int(round((cc + 1 - inset) * px * sx - ox))
-        return slice(max(0, y0[0]), max(1, y0[1])), slice(max(0, x0[0]), max(1, x0[1]))
+    local, pitch, central = _local_view(img, box, r0, c0, r1 - r0 + 1, c1 - c0 + 1)
 
     labels = mg.classify(np.asarray(local), path_color)
     pcls = mg.path_class(path_color)
     mask = (labels == pcls) | (labels == end_class)
     # JPEG and resampling bleed colour a few pixels into the gap a short line leaves: only
     # pixels with at least half the (mean) chroma of the endpoint's fill and of the line count
-    f = np.asarray(local, dtype=np.float32)
-    chroma2 = (f[..., 0] - 0.5 * (f[..., 1] + f[..., 2])) ** 2 + (0.8660254 * (f[..., 1] - f[..., 2])) ** 2
+    chroma2 = _chroma2(local)
     end_c = chroma2[central(end, 0.3)][mask[central(end, 0.3)]]
-    line_c = np.concatenate([chroma2[central(nb, mg.INSET)][labels[central(nb, mg.INSET)] == pcls] for nb in nbs])
+    # the line's part of a neighbour: its central 80 % (a line may run along one side)
+    line_c = np.concatenate([chroma2[central(nb, mg.WIDE_INSET)][labels[central(nb, mg.WIDE_INSET)] == pcls]
+                             for nb in nbs])
     if end_c.size and line_c.size:
         floor = STRONG ** 2 * min(float(end_c.mean()), float(line_c.mean()))
         mask &= chroma2 >= floor
     mask = mask.view(np.uint8)
-    rad = max(1, round(BRIDGE * min(px * sx, py * sy) / 2))
+    rad = max(1, round(BRIDGE * pitch / 2))
     grown = cv2.dilate(mask, None, iterations=rad)  # 3 x 3 square, rad times
     _, parts = cv2.connectedComponents(grown, connectivity=8)
 
     inside = parts[central(end, 0.3)][mask[central(end, 0.3)] > 0]
     targets = set(np.unique(inside).tolist()) - {0}
     for nb in nbs:
-        region = central(nb, mg.INSET)
+        region = central(nb, mg.WIDE_INSET)
         line = parts[region][labels[region] == pcls]
         if targets & set(np.unique(line).tolist()):
             return EndpointContact(True, nb)

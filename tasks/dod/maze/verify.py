@@ -43,6 +43,8 @@ from . import path as mp
 REASONS = ("ok", "no_path_drawn", "disconnected", "crosses_wall", "wrong_endpoint", "maze_altered",
            "unreadable_grid")
 KEEP_MIN = 0.5  # share of a cell's central pixels that must keep the input's class
+KEEP_CLEAN = 0.75  # ... in a clean image, for walls and passages (noise lowers it to KEEP_MIN)
+KEEP_MARGIN = 0.2  # below the typical (median) wall / passage cell's share
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,24 @@ def read_input(input_image: Any, grid_evidence: Any = None,
     return geom, details
 
 
+def _keep_limits(geom: mg.MazeGeometry, frac, covered) -> dict:
+    """Share of its class a wall / a passage must keep.  A clean image keeps ~100 %, so a wall
+    erased (or a passage filled) over more than about a third of its width is altered; colour
+    noise blurs every cell's class, so the limit follows the typical cell down to ``KEEP_MIN``."""
+    import numpy as np
+
+    limits = {}
+    for wall, cls in ((1, mg.WALL), (0, mg.OPEN)):
+        shares = [frac[r, c, cls] for r in range(geom.n) for c in range(geom.n)
+                  if geom.grid[r][c] == wall and (r, c) not in covered and (r, c) not in (geom.start, geom.goal)]
+        typical = float(np.median(shares)) if shares else 1.0
+        limits[wall] = max(KEEP_MIN, min(KEEP_CLEAN, typical - KEEP_MARGIN))
+    return limits
+
+
 def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> list:
     frac = drawn.fractions
+    limits = _keep_limits(geom, frac, drawn.covered)
     out = []
     for r in range(geom.n):
         for c in range(geom.n):
@@ -106,11 +124,15 @@ def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> lis
             elif geom.grid[r][c]:
                 if cell in drawn.covered:
                     continue  # a wall under the path: that is crosses_wall, reported next
-                keep = share[mg.WALL]
+                if share[mg.WALL] < limits[1]:
+                    out.append(cell)
+                continue
             elif cell in drawn.covered:
                 keep = share[mg.OPEN] + path_share
             else:
-                keep = share[mg.OPEN]
+                if share[mg.OPEN] < limits[0]:
+                    out.append(cell)
+                continue
             if keep < KEEP_MIN:
                 out.append(cell)
     return out
@@ -163,6 +185,10 @@ def _judge(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int, details: dict)
     if loose:
         return MazeVerdict(False, "wrong_endpoint", sorted_cells,
                            {**details, "loose_ends": [list(c) for c in loose]}, True)
+    # one piece of cells may still be two pieces of line: a gap of a few pixels inside the path
+    if drawn.line_pieces > 1:
+        return MazeVerdict(False, "disconnected", sorted_cells,
+                           {**details, "pieces": 1, "line_pieces": drawn.line_pieces}, True)
     sub = tuple(tuple(0 if (r, c) in cells else 1 for c in range(geom.n)) for r in range(geom.n))
     order = bfs.shortest_path(sub, start, goal) or sorted_cells
     return MazeVerdict(True, "ok", tuple(order), details, True)
