@@ -88,6 +88,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--pitch", type=int, default=48, help="cell size of the generated maps (px)")
     ap.add_argument("--forms", default=",".join(imr.FORMS))
     ap.add_argument("--data", type=Path, help="an existing make-data dod-maze folder (else made in a temp dir)")
     args = ap.parse_args(argv)
@@ -97,7 +98,7 @@ def main(argv=None) -> int:
         if root is None:
             root = Path(tmp) / "maze"
             subprocess.run([sys.executable, "-m", "lmms_plugins.cli", "make-data", "dod-maze", "--pairs", str(args.pairs),
-                            "--seed", str(args.seed), "--out", str(root)], check=True, stdout=subprocess.DEVNULL)
+                            "--seed", str(args.seed), "--pitch", str(args.pitch), "--out", str(root)], check=True, stdout=subprocess.DEVNULL)
         rows = run(load_pairs(root)[: args.pairs], args.forms.split(","), progress=True)
     print(table(rows))
     print(f"\nwrong verdicts (kind, style, form -> reason):\n{failures(rows)}")

@@ -32,7 +32,7 @@ NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 LOCAL_PITCH = 40  # endpoint contact is measured at 20-40 px per cell (enlarged to 40 below 20)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
-LINE_PITCH = 80  # continuity is measured at 40-80 px per cell (enlarged to 80 below 40) ...
+LINE_PITCH = 32  # continuity is measured at 32 px per cell (box-averaged or enlarged) ...
 LINE_BRIDGE = 0.06  # ... bridging gaps up to this (x pitch): a 1-px grid line drawn over the path
 STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
 
@@ -205,16 +205,19 @@ def _added_and_limit(frac, input_frac, pcls, base: float = COVER_MIN):
     return added, threshold + NOISE_FACTOR * chance
 
 
-def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, target: int = LOCAL_PITCH):
+def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, target: int = LOCAL_PITCH,
+                exact: bool = False):
     """The cells rows x cols from (r0, c0) at target/2 - target px per cell (enlarged to target
-    below that), its pitch in pixels and a function ``band(cell, inset)`` giving a cell's part
-    (inset each side) as array slices."""
+    below that; exactly ``target`` when ``exact``), its pitch in pixels and a function
+    ``band(cell, inset)`` giving a cell's part (inset each side) as array slices."""
     from PIL import Image
 
     px, py = box.pitch_x, box.pitch_y
     left, top = box.x0 + c0 * px, box.y0 + r0 * py
     crop = img.crop((round(left), round(top), round(left + cols * px), round(top + rows * py)))
-    if min(px, py) < target / 2:  # small cells: enlarged, so that a gap is a few pixels
+    if exact:  # box-averaged (or enlarged) to exactly target px per cell
+        local = crop.resize((cols * target, rows * target), Image.BOX if min(px, py) >= target else Image.BILINEAR)
+    elif min(px, py) < target / 2:  # small cells: enlarged, so that a gap is a few pixels
         local = crop.resize((cols * target, rows * target), Image.BILINEAR)
     else:  # box-reduced (a whole-pixel factor: fast, no ringing)
         local = crop.reduce(max(1, int(min(px, py) // (target / 2))))
@@ -244,7 +247,7 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
 
     The cells alone cannot show a gap of a few pixels inside the path (both sides of it still
     cover their cells), but "one continuous line" is a pixel property: the path-coloured pixels
-    of the covered cells other than start and end, at 40-80 px per cell, with at least half the
+    of the covered cells other than start and end, at 32 px per cell, with at least half the
     line's mean chroma, dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
     the path, anti-aliasing), must be one piece.  Pieces spanning under 0.3 x pitch (colour noise, JPEG
     specks) are not counted."""
@@ -255,31 +258,32 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
     if len(inner) < 2:
         return 1
     n = geometry.n
-    local, pitch, band = _local_view(img, box, 0, 0, n, n, LINE_PITCH)
-    labels = mg.classify(np.asarray(local), path_color)
-    pcls = mg.path_class(path_color)
+    local, pitch, band = _local_view(img, box, 0, 0, n, n, LINE_PITCH, exact=True)
+    arr = np.asarray(local)
     # the line in the drawn cells; the endpoints (whose fill may share the path colour; reaching
     # them is endpoint_contact's question) left out, with a pixel to spare for rounding
-    region = np.zeros(labels.shape, dtype=bool)
+    region = np.zeros(arr.shape[:2], dtype=bool)
     for cell in inner:
         region[band(cell, 0.0)] = True
     for cell in (geometry.start, geometry.goal):
         region[band(cell, -0.05)] = False
-    mask = (labels == pcls) & region
-    chroma2 = _chroma2(local)
-    core = np.zeros(labels.shape, dtype=bool)
+    core = np.zeros(arr.shape[:2], dtype=bool)
     for cell in inner:
         core[band(cell, mg.INSET)] = True
-    line_c = chroma2[mask & core]
+    pix = arr[region][None]  # only the drawn cells' pixels are classified (fast)
+    line = mg.classify(pix, path_color)[0] == mg.path_class(path_color)
+    chroma2 = _chroma2(pix)[0]
+    line_c = chroma2[line & core[region]]
     if line_c.size:
-        mask &= chroma2 >= STRONG ** 2 * float(line_c.mean())
+        line &= chroma2 >= STRONG ** 2 * float(line_c.mean())
+    mask = np.zeros(arr.shape[:2], dtype=bool)
+    mask[region] = line
     mask = mask.view(np.uint8)
     rad = max(1, round(LINE_BRIDGE * pitch / 2))
     grown = cv2.dilate(mask, None, iterations=rad)
-    count, parts, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-    ids = set(np.unique(parts[mask > 0]).tolist()) - {0}
-    span = 0.3 * pitch + 2 * rad
-    return sum(1 for i in ids if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) >= span)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    span = 0.3 * pitch + 2 * rad  # every piece grew from line pixels: count the long ones
+    return int((np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]) >= span).sum())
 
 
 def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered: frozenset,
