@@ -40,8 +40,7 @@ HUE_TOLERANCE_DEG = 25.0  # wall (194 deg), green (141), red (0): the windows do
 WALL_MIN_LUMA = 150.0  # the wall blue is light; dark slate text of similar hue is not a wall
 SAME_HUE_DEG = 20.0  # a path colour this close to red / green shares their class
 INSET = 0.2  # each side of a cell left out when measuring it
-WIDE_INSET = 0.1  # the wider measure of a passage: a line may run along one side of its corridor
-FULL_INSET = 0.02  # the whole cell (a line may turn in a corner of it), a pixel to spare
+WIDE_INSET = 0.1  # the wider measure of a passage (+ 1 px): a line may run along one side of its corridor
 MIN_N = 5
 MIN_PITCH_PX = 3  # a cell needs a few pixels to carry a colour and a line
 MAX_N = 151
@@ -124,17 +123,12 @@ def classify(arr, path_color: Sequence[int] = DEFAULT_PATH_RGB):
 
     f = arr.astype(np.float32)
     r, g, b = f[..., 0], f[..., 1], f[..., 2]
-    a = r - 0.5 * (g + b)
-    q = 0.8660254 * (g - b)
-    chroma2 = a * a + q * q
+    a, q, chroma2 = _opponent(f)
     luma = r + g + b  # x 3
     coloured = chroma2 >= CHROMA_MIN * CHROMA_MIN
-    cos2 = math.cos(math.radians(HUE_TOLERANCE_DEG)) ** 2
 
     def near(hue_deg: float):
-        h = math.radians(hue_deg)
-        dot = a * math.cos(h) + q * math.sin(h)
-        return coloured & (dot > 0) & (dot * dot >= cos2 * chroma2)
+        return _near(a, q, chroma2, coloured, hue_deg)
 
     labels = np.full(arr.shape[:2], OTHER, dtype=np.uint8)
     labels[~coloured] = DARK
@@ -153,6 +147,42 @@ def classify(arr, path_color: Sequence[int] = DEFAULT_PATH_RGB):
         labels[path] = PATH
     labels[wall] = WALL
     return labels
+
+
+def _opponent(f):
+    """Opponent-colour axes and squared chroma of a float RGB array."""
+    a = f[..., 0] - 0.5 * (f[..., 1] + f[..., 2])
+    q = 0.8660254 * (f[..., 1] - f[..., 2])
+    return a, q, a * a + q * q
+
+
+def _near(a, q, chroma2, coloured, hue_deg: float):
+    import math
+
+    h = math.radians(hue_deg)
+    dot = a * math.cos(h) + q * math.sin(h)
+    return coloured & (dot > 0) & (dot * dot >= math.cos(math.radians(HUE_TOLERANCE_DEG)) ** 2 * chroma2)
+
+
+def class_mask(arr, cls: int, path_color: Sequence[int] = DEFAULT_PATH_RGB):
+    """``classify(arr, path_color) == cls`` for green, red or ``path_class(path_color)``, and the
+    squared chroma, without computing the other classes (the hue windows of green, red and the wall do
+    not overlap; a path hue near the wall's needs the full classification)."""
+    import numpy as np
+
+    arr = np.asarray(arr)
+    f = arr.astype(np.float32)
+    a, q, chroma2 = _opponent(f)
+    if cls == PATH and _hue_diff(_hue(path_color), _hue(WALL_RGB)) < 2 * HUE_TOLERANCE_DEG:
+        labels = classify(arr[None] if arr.ndim == 2 else arr, path_color)  # (pixels, 3) or (h, w, 3)
+        return labels.reshape(arr.shape[:-1]) == PATH, chroma2
+    if cls not in (GREEN, RED, PATH):
+        raise ValueError(f"class_mask: not a line colour class: {cls}")
+    hue = {GREEN: _hue(GREEN_RGB), RED: _hue(RED_RGB)}.get(cls, _hue(path_color))
+    mask = _near(a, q, chroma2, chroma2 >= CHROMA_MIN * CHROMA_MIN, hue)
+    if cls != PATH and path_class(path_color) == PATH:  # path pixels take precedence over red / green
+        mask &= ~_near(a, q, chroma2, chroma2 >= CHROMA_MIN * CHROMA_MIN, _hue(path_color))
+    return mask, chroma2
 
 
 def _chroma(rgb) -> float:
@@ -190,8 +220,7 @@ class MazeGeometry:
     goal: Cell
     image_size: tuple[int, int]
     fractions: Any = field(compare=False, repr=False, default=None)  # (n, n, classes) of the input
-    wide_fractions: Any = field(compare=False, repr=False, default=None)  # the same with WIDE_INSET
-    full_fractions: Any = field(compare=False, repr=False, default=None)  # ... and with FULL_INSET
+    wide_fractions: Any = field(compare=False, repr=False, default=None)  # the same, see wide_fractions
 
     @property
     def n(self) -> int:
@@ -317,9 +346,9 @@ def cell_fractions(labels, box: GridBox, inset: float = INSET):
     return sums / np.maximum(area, 1)
 
 
-def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float, tuple]:
+def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float, Any]:
     """Grid box (in working pixels), cell fractions, the working->original scale and the cell
-    fractions measured with ``WIDE_INSET`` and ``FULL_INSET``."""
+    fractions of ``wide_fractions``."""
     w, h = size
     factor = max(1, max(img.size) // WORK_SIDE)
     pcls = path_class(path_color)
@@ -331,12 +360,13 @@ def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bo
             break
         factor = max(1, min(factor - 1, int(factor * min(box.pitch_x, box.pitch_y) / (2 * MIN_WORK_PITCH))))
         n = box.n
-    return box, cell_fractions(labels, box), w / arr.shape[1], wider_fractions(labels, box)
+    return box, cell_fractions(labels, box), w / arr.shape[1], wide_fractions(labels, box)
 
 
-def wider_fractions(labels, box: GridBox) -> tuple:
-    """Cell fractions over the central 80 % and over the whole cell."""
-    return cell_fractions(labels, box, WIDE_INSET), cell_fractions(labels, box, FULL_INSET)
+def wide_fractions(labels, box: GridBox):
+    """Cell fractions over the central 80 %, less one more pixel on each side (the bands are
+    rounded outwards, and a line ending at a cell's border must not show inside its neighbour)."""
+    return cell_fractions(labels, box, WIDE_INSET + 1.0 / max(1.0, min(box.pitch_x, box.pitch_y)))
 
 
 def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int] = DEFAULT_PATH_RGB) -> MazeGeometry:
@@ -344,7 +374,7 @@ def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int]
     import numpy as np
 
     img, size = open_rgb(image)
-    box, frac, scale, (wide, full) = locate(img, size, n=n, path_color=path_color)
+    box, frac, scale, wide = locate(img, size, n=n, path_color=path_color)
     base = frac[..., [OPEN, WALL, GREEN, RED]].copy()
     pcls = path_class(path_color)
     # path-coloured pixels (a path already drawn) count as open, except in a filled endpoint cell
@@ -368,7 +398,7 @@ def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int]
         raise UnreadableGrid(f"expected one red end cell, found {len(reds)}")
     grid = tuple(tuple(int(v == 1) for v in row) for row in kind)
     return MazeGeometry(box=box.scaled(scale), grid=grid, start=greens[0], goal=reds[0],
-                        image_size=size, fractions=frac, wide_fractions=wide, full_fractions=full)
+                        image_size=size, fractions=frac, wide_fractions=wide)
 
 
 # -- agreement with the official grid record ---------------------------------------------------

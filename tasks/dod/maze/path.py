@@ -26,15 +26,16 @@ from typing import Any, Sequence
 from . import geometry as mg
 
 COVER_MIN = 0.04
-CORNER_MIN = 0.01  # a passage between two drawn cells needs only this much of its whole area
+CORNER_MIN = 0.01  # a passage at a turn between two drawn cells needs only this much (central 80 %)
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 LOCAL_PITCH = 40  # endpoint contact is measured at 20-40 px per cell (enlarged to 40 below 20)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
-LINE_PITCH = 32  # continuity is measured at 32 px per cell (box-averaged or enlarged) ...
+LINE_PITCH = 20  # continuity is measured at 20-40 px per cell (16-20 kept, smaller enlarged to 20) ...
 LINE_BRIDGE = 0.06  # ... bridging gaps up to this (x pitch): a 1-px grid line drawn over the path
 STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
+STRONG_LINE = 0.65  # ... and in the continuity check (soft edges of a gap left out)
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Excepti
     frac = mg.cell_fractions(labels, box)
     if _ring_wall_share(frac) < RING_WALL_MIN:
         raise mg.UnreadableGrid(f"output: no maze found ({first})")
-    return box, frac, scale, mg.wider_fractions(labels, box)
+    return box, frac, scale, mg.wide_fractions(labels, box)
 
 
 def skew_degrees(img, path_color=mg.DEFAULT_PATH_RGB) -> float | None:
@@ -145,7 +146,6 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
             found = _scaled_input_box(img, geometry, path_color, first)
             located_by = "scaled_input"
         box, frac, scale, wide = found
-    wide, full = wide  # the central 80 % and the whole cell
     pcls = mg.path_class(path_color)
     added, limit = _added_and_limit(frac, geometry.fractions, pcls)
     covered = {(int(r), int(c)) for r, c in zip(*np.nonzero((added > 0) & (added >= limit)))}
@@ -156,9 +156,9 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
             if not geometry.grid[r][c] and (r, c) not in (geometry.start, geometry.goal)}
     covered |= side
     # a line turning in a corridor's corner (hugging the inside of the turn) may touch only a
-    # corner of that cell: a passage between two drawn neighbours counts with much less of its
-    # whole area, unless the line cut diagonally through the wall across the turn instead
-    added_f, limit_f = _added_and_limit(full, geometry.full_fractions, pcls, CORNER_MIN)
+    # corner of that cell: a passage at a turn between two drawn neighbours counts with much
+    # less of its central 80 %, unless the line cut diagonally through the wall across the turn
+    added_f, limit_f = _added_and_limit(wide, geometry.wide_fractions, pcls, CORNER_MIN)
     marked = (added_f > 0) & (added_f >= limit_f)
     ends = (geometry.start, geometry.goal)
     changed = True
@@ -170,9 +170,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
                 continue
             vert = [r + d for d in (-1, 1) if (r + d, c) in covered or (r + d, c) in ends]
             horiz = [c + d for d in (-1, 1) if (r, c + d) in covered or (r, c + d) in ends]
-            straight = len(vert) == 2 or len(horiz) == 2
-            turn = any(not (geometry.grid[rr][cc] and marked[rr, cc]) for rr in vert for cc in horiz)
-            if straight or turn:
+            if any(not (geometry.grid[rr][cc] and marked[rr, cc]) for rr in vert for cc in horiz):
                 covered.add(cell)
                 changed = True
     covered = frozenset(covered)
@@ -247,8 +245,8 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
 
     The cells alone cannot show a gap of a few pixels inside the path (both sides of it still
     cover their cells), but "one continuous line" is a pixel property: the path-coloured pixels
-    of the covered cells other than start and end, at 32 px per cell, with at least half the
-    line's mean chroma, dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
+    of the covered cells other than start and end, at 20-40 px per cell, with at least 0.65 of
+    the line's mean chroma (the soft edges of a gap left out), dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
     the path, anti-aliasing), must be one piece.  Pieces spanning under 0.3 x pitch (colour noise, JPEG
     specks) are not counted."""
     import cv2
@@ -258,25 +256,41 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
     if len(inner) < 2:
         return 1
     n = geometry.n
-    local, pitch, band = _local_view(img, box, 0, 0, n, n, LINE_PITCH, exact=True)
+    px, py = box.pitch_x, box.pitch_y
+    x0, y0 = int(round(box.x0)), int(round(box.y0))
+    crop = img.crop((x0, y0, int(round(box.x0 + n * px)), int(round(box.y0 + n * py))))
+    if min(px, py) < 16:  # small cells: enlarged, so that a gap is a few pixels
+        from PIL import Image
+
+        local = crop.resize((n * LINE_PITCH, n * LINE_PITCH), Image.BILINEAR)
+    else:  # box-reduced by a whole factor (fast, no ringing)
+        local = crop.reduce(max(1, int(min(px, py) // LINE_PITCH)))
     arr = np.asarray(local)
+    h, w = arr.shape[:2]
+    sx, sy = w / max(1, crop.width), h / max(1, crop.height)
+    pitch = min(px * sx, py * sy)
+    # each pixel's cell and its place in the cell (0..1), from the real (unrounded) grid
+    fy = ((np.arange(h) + 0.5) / sy + y0 - box.y0) / py
+    fx = ((np.arange(w) + 0.5) / sx + x0 - box.x0) / px
+    ry, rx = np.clip(fy.astype(int), 0, n - 1), np.clip(fx.astype(int), 0, n - 1)
+    drawn = np.zeros((n, n), dtype=bool)
+    drawn[tuple(np.array(sorted(inner)).T)] = True
     # the line in the drawn cells; the endpoints (whose fill may share the path colour; reaching
     # them is endpoint_contact's question) left out, with a pixel to spare for rounding
-    region = np.zeros(arr.shape[:2], dtype=bool)
-    for cell in inner:
-        region[band(cell, 0.0)] = True
-    for cell in (geometry.start, geometry.goal):
-        region[band(cell, -0.05)] = False
-    core = np.zeros(arr.shape[:2], dtype=bool)
-    for cell in inner:
-        core[band(cell, mg.INSET)] = True
-    pix = arr[region][None]  # only the drawn cells' pixels are classified (fast)
-    line = mg.classify(pix, path_color)[0] == mg.path_class(path_color)
-    chroma2 = _chroma2(pix)[0]
-    line_c = chroma2[line & core[region]]
+    region = drawn[ry][:, rx]
+    for r, c in (geometry.start, geometry.goal):
+        ys = np.abs(fy - (r + 0.5)) <= 0.55
+        xs = np.abs(fx - (c + 0.5)) <= 0.55
+        region[np.ix_(ys, xs)] = False
+    inside_y = np.abs(fy - ry - 0.5) <= 0.5 - mg.INSET
+    inside_x = np.abs(fx - rx - 0.5) <= 0.5 - mg.INSET
+    core = (inside_y[:, None] & inside_x[None, :])[region]
+    pix = arr[region]  # only the drawn cells' pixels are classified (fast)
+    line, chroma2 = mg.class_mask(pix, mg.path_class(path_color), path_color)
+    line_c = chroma2[line & core]
     if line_c.size:
-        line &= chroma2 >= STRONG ** 2 * float(line_c.mean())
-    mask = np.zeros(arr.shape[:2], dtype=bool)
+        line &= chroma2 >= STRONG_LINE ** 2 * float(line_c.mean())
+    mask = np.zeros((h, w), dtype=bool)
     mask[region] = line
     mask = mask.view(np.uint8)
     rad = max(1, round(LINE_BRIDGE * pitch / 2))
