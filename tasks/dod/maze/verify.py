@@ -15,19 +15,21 @@ Reasons, checked in this order:
   returned no recognisable maze: blank, photo, another picture) is at fault;
 * ``no_path_drawn``: no cell outside the start and end carries the path colour;
 * ``maze_altered``: a cell lost its colour (a wall repainted, a passage filled, an endpoint
-  recoloured, or the whole grid warped): fewer than half of its central pixels keep the input's
-  class (``details["altered_cells"]``); cells under the path may be any mix of passage and path
+  recoloured, or the whole grid warped): too few of its central pixels keep the input's class
+  (walls and undrawn passages 75 %, lower in noisy images, never below 50 %; drawn cells and
+  endpoints 50 %; ``details["altered_cells"]``); cells under the path may be any mix of passage and path
   colour, and walls under the path are left to the next check;
 * ``crosses_wall``: a wall cell is covered by the path (``details["wall_cells"]``);
 * ``disconnected``: the drawn cells (with start and end) fall into several 4-connected pieces:
-  a gap, a diagonal jump or stray marks;
+  a gap, a diagonal jump or stray marks; or the cells make one piece but the line's pixels do
+  not (a gap of a few pixels inside the path, ``details["line_pieces"]``);
 * ``wrong_endpoint``: one connected drawing that misses the start or the end (``details["misses"]``:
   its cells do not join them, or its pixels stop short of them: a line ending in the cell next
   to an endpoint is not a path to it), or has a loose end elsewhere (a dead-end detour;
   ``details["loose_ends"]``);
 * ``ok``: the drawn cells with start and end are one 4-connected set through passages whose only
-  ends are the start and the end (in the tree-shaped DoD mazes: exactly the unique path), and
-  the drawn line reaches both endpoint cells (``details["reaches"]``).
+  ends are the start and the end (in the tree-shaped DoD mazes: exactly the unique path), the
+  drawn line reaches both endpoint cells (``details["reaches"]``) and its pixels are one piece.
 """
 
 from __future__ import annotations
