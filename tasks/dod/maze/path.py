@@ -32,7 +32,7 @@ NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
 LOCAL_PITCH = 40  # endpoint contact is measured at 20-40 px per cell (enlarged to 40 below 20)
 BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
-LINE_PITCH = 20  # continuity is measured at 20-40 px per cell (16-20 kept, smaller enlarged to 20) ...
+LINE_PITCH = 24  # continuity is measured at 24-48 px per cell (16-24 kept, smaller enlarged to 24) ...
 LINE_BRIDGE = 0.06  # ... bridging gaps up to this (x pitch): a 1-px grid line drawn over the path
 STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
 STRONG_LINE = 0.65  # ... and in the continuity check (soft edges of a gap left out)
@@ -245,7 +245,7 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
 
     The cells alone cannot show a gap of a few pixels inside the path (both sides of it still
     cover their cells), but "one continuous line" is a pixel property: the path-coloured pixels
-    of the covered cells other than start and end, at 20-40 px per cell, with at least 0.65 of
+    of the covered cells other than start and end, at 24-48 px per cell, with at least 0.65 of
     the line's mean chroma (the soft edges of a gap left out), dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
     the path, anti-aliasing), must be one piece.  Pieces spanning under 0.3 x pitch (colour noise, JPEG
     specks) are not counted."""
@@ -264,7 +264,8 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
 
         local = crop.resize((n * LINE_PITCH, n * LINE_PITCH), Image.BILINEAR)
     else:  # box-reduced by a whole factor (fast, no ringing)
-        local = crop.reduce(max(1, int(min(px, py) // LINE_PITCH)))
+        # (a pitch measured a hair under a whole multiple, 47.99 for 48, counts as that multiple)
+        local = crop.reduce(max(1, int(min(px, py) / LINE_PITCH + 0.05)))
     arr = np.asarray(local)
     h, w = arr.shape[:2]
     sx, sy = w / max(1, crop.width), h / max(1, crop.height)
