@@ -76,3 +76,21 @@ def test_wrong_edits_of_another_renderer_are_rejected(verdicts, kind):
     assert not accepted, accepted
     if kind in REASONS:
         assert Counter(r[2] for r in rows) == Counter({REASONS[kind]: len(rows)})
+
+
+def test_a_6px_gap_at_another_cell_size_is_disconnected(tmp_path):
+    """The continuity check reads at 24-48 px per cell: a 6-px gap in a 64-px cell is not bridged,
+    while the same drawing without the gap is accepted."""
+    root = tmp_path / "maze64"
+    assert make_data(["--pairs", "1", "--sizes", "7", "--seed", "616", "--pitch", "64", "--out", str(root)]) == 0
+    recs = {json.loads(x)["ground_truth"]["feasible"]: json.loads(x)["grid_evidence"]
+            for x in (root / "ground_truth_criteria.jsonl").read_text().splitlines()}
+    img = {k: Image.open(root / "image" / f"synthetic-maze-001-{k}.png").convert("RGB") for k in "AB"}
+    styles = [s for s in imr.GOOD_STYLES if s.name in ("cv2_red_2px", "cv2_red_0.6")]
+    seen = Counter()
+    for case in imr.cases(recs[True], img["A"], recs[False], img["B"], styles=styles):
+        if case.kind in ("correct", "gap_6px"):
+            v = verify_maze_edit(img["A"], imr.finish(case.image, "png"), recs[True])
+            assert v.reason == ("ok" if case.kind == "correct" else "disconnected"), (case.kind, case.style, v.details)
+            seen[case.kind] += 1
+    assert seen == Counter({"correct": 2, "gap_6px": 2})
