@@ -291,8 +291,12 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
     inside_y = np.abs(fy - ry - 0.5) <= 0.5 - mg.INSET
     inside_x = np.abs(fx - rx - 0.5) <= 0.5 - mg.INSET
     core = inside_y[:, None] & inside_x[None, :] & region
-    line, chroma2 = mg.class_mask(arr, mg.path_class(path_color), path_color)
-    mask = line & region
+    # colour classes only for the drawn cells' pixels (the costly part; the rest is never part of the line)
+    line, chroma_in = mg.class_mask(arr[region], mg.path_class(path_color), path_color)
+    mask = np.zeros(region.shape, dtype=bool)
+    mask[region] = line
+    chroma2 = np.zeros(region.shape, dtype=chroma_in.dtype)
+    chroma2[region] = chroma_in
     line_c = chroma2[mask & core]
     if line_c.size:
         mask &= chroma2 >= STRONG_LINE ** 2 * float(line_c.mean())
