@@ -530,7 +530,7 @@ def _dod_categories(run: Run) -> str:
             continue
         try:
             records = records_of(tr.samples)
-        except (TypeError, ValueError, KeyError) as exc:  # a record this version cannot read: say so, show the rest
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a record this version cannot read: say so, show the rest
             blocks.append(f"<p class=notes>{ESC(task)}: no per-category table ({ESC(type(exc).__name__)}: {ESC(str(exc))})</p>")
             continue
         if not records:

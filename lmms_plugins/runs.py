@@ -43,8 +43,9 @@ class TaskResult:
 
 def task_version(tr: TaskResult) -> str | None:
     """The task's ``metadata.version`` as the results file's config records it (both harnesses)."""
-    version = (tr.config.get("metadata") or {}).get("version") if isinstance(tr.config, dict) else None
-    return None if version is None else str(version)
+    metadata = tr.config.get("metadata") if isinstance(tr.config, dict) else None
+    version = metadata.get("version") if isinstance(metadata, dict) else None  # a hand-edited file may hold anything
+    return None if version is None or isinstance(version, (dict, list)) else str(version)
 
 
 @dataclass

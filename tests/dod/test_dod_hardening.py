@@ -64,29 +64,30 @@ def test_dod_bad_image_on_an_infeasible_maze_draws_no_conclusion(dod, no_judge, 
     assert rec.status == "bad_image" and rec.maze_drew_path is None and "junk.png" in rec.reason
 
 
-@pytest.mark.parametrize("kind", ["junk", "truncated_png"])
-def test_dod_bad_image_with_the_edit_judge_is_bad_image_and_costs_no_call(dod, tmp_path, monkeypatch, kind):
-    _, docs = dod
+@pytest.fixture
+def accepting_edit_judge(monkeypatch):
+    """A loopback editing judge that approves every edit, configured for the rules-mode refusal reader."""
     monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
     with FakeJudgeServer(lambda req: '{"task_image_correct": true, "unrelated_content_preserved": true}') as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(bad_image(tmp_path, kind))])
-        assert server.calls == 0
+        yield server
+
+
+@pytest.mark.parametrize("kind", ["junk", "truncated_png"])
+def test_dod_bad_image_with_the_edit_judge_is_bad_image_and_costs_no_call(dod, tmp_path, accepting_edit_judge, kind):
+    _, docs = dod
+    res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(bad_image(tmp_path, kind))])
+    assert accepting_edit_judge.calls == 0
     assert res["E"]["status"] == "bad_image" and res["E"]["value"] is None, res["E"]
     assert kind in res["E"]["reason"]
 
 
-def test_dod_good_image_with_the_edit_judge_still_asks(dod, tmp_path, monkeypatch):
+def test_dod_good_image_with_the_edit_judge_still_asks(dod, tmp_path, accepting_edit_judge):
     _, docs = dod
-    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
-    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
-    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
-    with FakeJudgeServer(lambda req: '{"task_image_correct": true, "unrelated_content_preserved": true}') as server:
-        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(png(tmp_path / "ok.png", (9, 9, 9)))])
-        assert server.calls == 1
+    res = hooks.process_results(docs["pose_adjustment-1-feasible"], [answer(png(tmp_path / "ok.png", (9, 9, 9)))])
+    assert accepting_edit_judge.calls == 1
     assert res["E"]["status"] == "ok" and res["E"]["value"] == 1.0
 
 

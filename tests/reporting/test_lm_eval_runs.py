@@ -4,6 +4,8 @@ this package's lm-eval CwI tasks (tests/reporting/runs.py, lm_eval_cwi_run)."""
 
 from __future__ import annotations
 
+import json
+
 from lmms_plugins import compare as C
 from lmms_plugins import report as R
 from lmms_plugins.runs import LM_EVAL, LMMS_EVAL, load_run
@@ -96,6 +98,16 @@ def test_runs_of_different_task_versions_are_compared_with_a_warning(tmp_path):
     said = [w for w in mixed.warnings if "different task versions" in w]
     assert len(said) == 1 and said[0].startswith("cwi_color_count:") and "1.0" in said[0] and "2.0" in said[0]
     assert any(b.task == "cwi_color_count" for b in mixed.blocks)  # still compared
+    assert not [w for w in C.compare([tmp_path / "new", tmp_path / "new2"]).warnings if "task versions" in w]
+
+    # a results file whose metadata is not a mapping has no version: compared, no warning, no crash
+    from lmms_plugins.runs import load_run, task_version
+
+    bad = next((tmp_path / "new2").rglob("results_*.json"))
+    data = json.loads(bad.read_text())
+    data["configs"]["cwi_color_count"]["metadata"] = "v2"
+    bad.write_text(json.dumps(data))
+    assert task_version(load_run(tmp_path / "new2").tasks["cwi_color_count"]) is None
     assert not [w for w in C.compare([tmp_path / "new", tmp_path / "new2"]).warnings if "task versions" in w]
 
 
