@@ -1,16 +1,25 @@
-"""Checks that run before the model gets its first request (issue #12.5).
+"""Checks that run before the model gets its first request.
 
 A task that needs the LLM judge (GRADE; DoD in judge mode; DoD's editing judge when it is wanted)
 calls :func:`require_judge` or :func:`check_configured_judge` from its ``process_docs`` hook, which
 lmms-eval 0.7.3 runs while it builds the tasks, after the model object is made but before any
 request is sent. A problem stops the run with one :class:`PreflightError` whose message says which
-variable, which URL and what came back; lmms-eval prints it as ``Error during evaluation: ...``.
+variable, which URL and what came back, and that message is the run's last line.
 
 Reaching the endpoint is one ``GET {base_url}/models`` (the OpenAI-compatible model list, which
-vLLM, SGLang, OpenAI, Gemini and OpenRouter serve): a refused connection, a timeout, HTTP 401/403
-(the key) and HTTP 404 (usually a base URL without ``/v1``) stop the run; another status means a
-server is there that does not list models, which is accepted. A model name absent from a list
-only prints a warning (providers name models differently in their lists).
+vLLM, SGLang, OpenAI, Gemini and OpenRouter serve), through the package's one HTTP client
+(:mod:`lmms_plugins.utils.http_client`: a deadline for the whole request), not retried:
+
+* a refused connection, a timeout, HTTP 401/403 (the key) and HTTP 404 (usually a base URL
+  without ``/v1``) stop the run;
+* HTTP 200 must carry a model list (``{"data": [...]}``, or a bare list); any other body (an HTML
+  page, ``null``, an empty body, text) means the URL is not an OpenAI API, and stops the run
+  saying what came back;
+* another status means a server is there that does not list models, which is accepted.
+
+A model name absent from a list only prints a warning (providers name models differently in their
+lists). The verdict is kept per endpoint for the whole process, failures included: a run with
+several tasks asks once.
 
 Skipped with ``LMMS_PLUGINS_PREFLIGHT=off``, and when lmms-eval runs with ``--predict_only``
 (nothing is scored, so no judge is needed).
@@ -18,6 +27,7 @@ Skipped with ``LMMS_PLUGINS_PREFLIGHT=off``, and when lmms-eval runs with ``--pr
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -26,13 +36,30 @@ from typing import Any
 ENV_PREFLIGHT = "LMMS_PLUGINS_PREFLIGHT"
 _OFF = {"off", "0", "false", "no"}
 REACH_TIMEOUT_S = 10.0
+MAX_LIST_BYTES = 16 << 20  # a model list larger than this is not read to its end (OpenRouter's is ~1 MB)
 
-_reached: set = set()  # (base_url, api_key) already reached by this process
+# (base_url, api_key) -> None (reached) or the message of the failure, for the whole process
+_verdicts: dict[tuple[str, str], str | None] = {}
+_key_locks: dict[tuple[str, str], threading.Lock] = {}
 _lock = threading.Lock()
 
 
-class PreflightError(RuntimeError):
-    """The task cannot be scored as configured; raised before the model gets any request."""
+class PreflightError(SystemExit):
+    """The task cannot be scored as configured; raised before the model gets any request.
+
+    A ``SystemExit``, not an ``Exception``: lmms-eval 0.7.3 builds a task's data inside a
+    ``download`` that tenacity retries on every ``Exception`` (5 tries, then
+    ``RetryError[<Future ...>]`` as the message), and its CLI prints any ``Exception`` as a
+    traceback followed by ``Error during evaluation``. Both let a ``SystemExit`` through at once,
+    and Python then prints its message as the run's last line, with exit status 1.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def _predict_only(max_depth: int = 40) -> bool:
@@ -93,45 +120,100 @@ def check_configured_judge(purpose: str) -> bool:
 
 
 def reach(config: Any, purpose: str) -> None:
-    """``GET {base_url}/models`` once per process and endpoint; PreflightError when it fails."""
-    import openai
-
-    from lmms_plugins.utils.judge_client import ENV_API_KEY, ENV_BASE_URL
-
+    """``GET {base_url}/models`` once per process and endpoint; PreflightError when it fails (then
+    and on every later call for the same endpoint, with no new request)."""
     key = (config.base_url, config.api_key)
     with _lock:
-        if key in _reached:
-            return
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with key_lock:  # tasks built at the same time wait for one check
+        if key not in _verdicts:
+            _verdicts[key] = _check(config)
+    failure = _verdicts[key]
+    if failure is not None:
+        raise PreflightError(f"{purpose}: {failure}{_hint()}")
+
+
+def _check(config: Any) -> str | None:
+    """None when the endpoint answers like an OpenAI API, else what went wrong (one line)."""
+    import openai
+
+    from lmms_plugins.utils.http_client import openai_client
+    from lmms_plugins.utils.judge_client import ENV_API_KEY, ENV_BASE_URL
+
     url = config.base_url.rstrip("/") + "/models"
-    client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "EMPTY",
-                           timeout=min(REACH_TIMEOUT_S, config.timeout_s), max_retries=1)
-    where = f"{ENV_BASE_URL}={config.base_url}"
+    where = f"the judge endpoint {ENV_BASE_URL}={config.base_url}"
+    client = openai_client(base_url=config.base_url, api_key=config.api_key, max_retries=0,
+                           timeout_s=min(REACH_TIMEOUT_S, config.timeout_s))
     try:
-        listed = [getattr(m, "id", "") for m in client.models.list()]
+        with client.models.with_streaming_response.list() as response:
+            status = response.status_code
+            body, complete = _read_capped(response.iter_bytes(), MAX_LIST_BYTES)
     except openai.APIStatusError as exc:
-        status = exc.status_code
-        body = _body(exc)
+        status, body = exc.status_code, _body(exc)
         if status in (401, 403):
-            raise PreflightError(f"{purpose}: the judge endpoint {where} refused the key: GET {url} answered "
-                                 f"HTTP {status}: {body} (check {ENV_API_KEY}){_hint()}") from None
+            return f"{where} refused the key: GET {url} answered HTTP {status}: {body} (check {ENV_API_KEY})"
         if status == 404:
-            raise PreflightError(f"{purpose}: the judge endpoint {where} has no OpenAI API there: GET {url} "
-                                 f"answered HTTP 404: {body} (does the URL end with /v1?){_hint()}") from None
-        listed = []  # a server that does not list models: reachable, which is what is checked
+            return f"{where} has no OpenAI API there: GET {url} answered HTTP 404: {body} (does the URL end with /v1?)"
+        return None  # a server that does not list models: reachable, which is what is checked
     except openai.APIConnectionError as exc:  # includes timeouts
         cause = exc.__cause__ or exc
-        what = "timed out" if isinstance(exc, openai.APITimeoutError) else f"{type(cause).__name__}: {cause}"
-        raise PreflightError(f"{purpose}: the judge endpoint {where} cannot be reached: GET {url} {what}"
-                             f" (is the server running?){_hint()}") from None
+        what = "did not answer in time" if isinstance(exc, openai.APITimeoutError) else f"failed: {type(cause).__name__}: {cause}"
+        return f"{where} cannot be reached: GET {url} {what} (is the server running?)"
     finally:
         client.close()
+    if status != 200:
+        return None  # 2xx/3xx without a list: a server is there
+    listed = _model_names(body) if complete else []
+    if listed is None:
+        return (f"{where} is not an OpenAI-compatible API: GET {url} answered HTTP 200 with {_describe(body)}, "
+                "not a model list (does the URL end with /v1?)")
     names = {n for n in listed if n} | {n.rsplit("/", 1)[-1] for n in listed if n}
     if listed and config.model not in names:
         shown = ", ".join(listed[:5]) + (" ..." if len(listed) > 5 else "")
-        print(f"[lmms_plugins] WARNING: {purpose}: the judge model {config.model!r} is not among the models "
+        print(f"[lmms_plugins] WARNING: the judge model {config.model!r} is not among the models "
               f"listed by {url} ({shown}); the judge calls may fail", file=sys.stderr)
-    with _lock:
-        _reached.add(key)
+    return None
+
+
+def _read_capped(chunks: Any, cap: int) -> tuple[bytes, bool]:
+    """(the first ``cap`` bytes of a body, whether that was all of it)."""
+    out, size = [], 0
+    for chunk in chunks:
+        out.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return b"".join(out)[:cap], False
+    return b"".join(out), True
+
+
+def _model_names(body: bytes) -> list[str] | None:
+    """The model ids of an OpenAI model list (``{"data": [{"id": ...}]}``, or a bare list of such
+    objects or of names); None when the body is no model list at all."""
+    try:
+        value = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        value = value["data"]
+    elif isinstance(value, dict) and isinstance(value.get("models"), list):  # some gateways
+        value = value["models"]
+    if not isinstance(value, list):
+        return None
+    names = []
+    for item in value:
+        name = item.get("id") if isinstance(item, dict) else item
+        if isinstance(name, str):
+            names.append(name)
+    return names
+
+
+def _describe(body: bytes) -> str:
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return "an empty body"
+    if text[:1] == "<":
+        return "an HTML page"
+    return "the body " + repr(" ".join(text.split())[:80])
 
 
 def _body(exc: Any) -> str:
@@ -139,6 +221,12 @@ def _body(exc: Any) -> str:
         return " ".join(exc.response.text.split())[:300]
     except Exception:  # noqa: BLE001 - a closed or streamed body: the message is enough
         return str(exc)[:300]
+
+
+def forget_verdicts() -> None:
+    """Forget every endpoint's verdict (a new run in the same process: tests)."""
+    with _lock:
+        _verdicts.clear()
 
 
 def check_jinja(source: str, origin: str) -> None:
@@ -152,4 +240,5 @@ def check_jinja(source: str, origin: str) -> None:
         raise PreflightError(str(exc)) from None
 
 
-__all__ = ["ENV_PREFLIGHT", "PreflightError", "check_configured_judge", "check_jinja", "reach", "require_judge", "skipped"]
+__all__ = ["ENV_PREFLIGHT", "PreflightError", "check_configured_judge", "check_jinja", "forget_verdicts", "reach",
+           "require_judge", "skipped"]

@@ -117,15 +117,18 @@ def process_docs(dataset):
     once, while lmms-eval builds the task (before any generation): a YAML whose rule or template is
     invalid stops the run here, not per sample. (The card tasks do not need it: their rules are
     checked when their YAML names ``process_results_<task>``.)"""
+    from lmms_plugins.utils.preflight import PreflightError  # the run's last line, not retried by lmms-eval
+
     task = _task_from_caller()
+    name = getattr(getattr(task, "config", None), "task", None) or "this CwI task"
     meta = getattr(getattr(task, "config", None), "metadata", None)
     raw = meta.get("cwi_rule") if isinstance(meta, Mapping) else None
     if raw is None:
-        raise ValueError("this CwI task has no metadata.cwi_rule in its YAML (see tasks/cwi/README.md)")
+        raise PreflightError(f"{name}: no metadata.cwi_rule in its YAML (see tasks/cwi/README.md)")
     try:
         _resolve_rule(raw)
     except RuleError as exc:
-        raise ValueError(f"invalid metadata.cwi_rule {raw!r}: {exc}") from None
+        raise PreflightError(f"{name}: invalid metadata.cwi_rule {raw!r}: {exc}") from None
     if len(dataset):
         import jinja2
 
@@ -133,7 +136,7 @@ def process_docs(dataset):
         try:
             doc_to_text(dataset[0], kwargs if isinstance(kwargs, Mapping) else None)
         except (jinja2.TemplateError, OSError, ValueError) as exc:  # TemplateRejected is a ValueError
-            raise ValueError(f"the prompt template of this CwI task cannot be rendered: {type(exc).__name__}: {exc}") from None
+            raise PreflightError(f"{name}: the prompt template cannot be rendered: {type(exc).__name__}: {exc}") from None
     return dataset
 
 

@@ -32,9 +32,9 @@ JUDGE_VARS = ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_P
 def clean_env(monkeypatch):
     for var in JUDGE_VARS:
         monkeypatch.delenv(var, raising=False)
-    pf._reached.clear()
+    pf.forget_verdicts()
     yield
-    pf._reached.clear()
+    pf.forget_verdicts()
 
 
 def dead_url() -> str:
@@ -106,7 +106,7 @@ def test_reachable_judge_passes_once_per_process_and_costs_no_chat_call(monkeypa
         pf.require_judge("grade")
         assert server.get_paths == ["/v1/models"] and server.calls == 0
         assert "WARNING" not in capsys.readouterr().err
-        pf._reached.clear()
+        pf.forget_verdicts()
         use_judge(monkeypatch, server.base_url, model="some-other-model")
         pf.require_judge("grade")  # a name not in the list: a warning, not a stop
         assert "'some-other-model' is not among the models" in capsys.readouterr().err
@@ -229,11 +229,11 @@ def test_cwi_rule_and_template_are_checked_at_load():
     good = {"kind": "fields", "fields": [{"name": "dx", "tol": 2}]}
     assert FakeTask(good).download(dataset) is dataset
     assert FakeTask(good, "Q: {{ prompt }}").download(dataset) is dataset
-    with pytest.raises(ValueError, match="invalid metadata.cwi_rule"):
+    with pytest.raises(pf.PreflightError, match="invalid metadata.cwi_rule"):
         FakeTask({"kind": "telepathy"}).download(dataset)
-    with pytest.raises(ValueError, match="invalid metadata.cwi_rule"):
+    with pytest.raises(pf.PreflightError, match="invalid metadata.cwi_rule"):
         FakeTask(json.loads('{"kind": "fields", "fields": [{"tol": -1}]}')).download(dataset)
-    with pytest.raises(ValueError, match="prompt template .* cannot be rendered: .*not a valid Jinja template"):
+    with pytest.raises(pf.PreflightError, match="prompt template cannot be rendered: .*not a valid Jinja template"):
         FakeTask(good, "Q: {{ prompt }").download(dataset)
-    with pytest.raises(ValueError, match="cannot be rendered: UndefinedError"):
+    with pytest.raises(pf.PreflightError, match="cannot be rendered: UndefinedError"):
         FakeTask(good, "Q: {{ question }}").download(dataset)  # no such field: StrictUndefined
