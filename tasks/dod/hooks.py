@@ -37,6 +37,9 @@ RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
 # the rates, then one row of their counts, the run's facts and the requests per status
 METRIC_NAMES = RATE_NAMES + ["dod_breakdown", "dod_run", "sample_statuses"]
 ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
+# judge-free mode, a response mainly (or partly, after its conclusion) in a language the refusal rules do
+# not cover: every refusal metric of the request is pending (README "Languages")
+REFUSAL_NOT_COVERED = "refusal_not_covered"
 ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
 
 
@@ -280,6 +283,9 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
             reason_correct = verdict.reason_correct
         except JudgeUnavailable as exc:
             refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
+    elif mode == "rules" and not rules.covered:
+        # judge-free, a language the rules do not read: not known (pending), never a guessed answer
+        refused, evidence, rule = None, "", ""
 
     # an image that does not decode is bad_image with the decoder's reason: no verifier or judge sees it
     unreadable = _unreadable_image(out.image, full=label.is_maze) if has_image else ""
@@ -296,6 +302,8 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     drew_path = None
     if label.is_maze and not label.feasible and has_image and not unreadable:
         drew_path, overlay = _drew_maze_path(label, input_path, Path(out.image))
+    if refused is None and status == st.OK:  # the refusal alone is unknown: a language the rules do not read
+        status, reason = REFUSAL_NOT_COVERED, rules.why.split(";")[0]
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,

@@ -53,6 +53,8 @@ class RefusalDecision:
     rejected: tuple[tuple[str, str], ...] = ()  # (span, why it did not count), for auditing
     verdict: str = ""  # "refused" | "not_refused" | "uncertain" (rules and classifier disagree or are unsure)
     score: float | None = None  # the classifier's probability of a conclusion (None: not used)
+    covered: bool = True  # the text is in the languages the rules read (refusal_language.COVERED)
+    language: str = ""  # the main language of its prose ("" when it has none)
 
 
 # --- the official token ----------------------------------------------------------------------------
@@ -664,8 +666,29 @@ def detect_refusal(text: str | None, use_classifier: bool = True) -> RefusalDeci
                                verdict=REFUSED, score=1.0)
     r = rule_refusal(text)
     if not use_classifier:
-        return RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
-                               REFUSED if r.refused else NOT_REFUSED, None)
-    from .refusal_classifier import combine
+        decision = RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
+                                   REFUSED if r.refused else NOT_REFUSED, None)
+    else:
+        from .refusal_classifier import combine
 
-    return combine(text, r)
+        decision = combine(text, r)
+    return _with_coverage(text, r, decision)
+
+
+def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> RefusalDecision:
+    """``uncertain`` when the text is not in the languages the rules read: their "not refused" there
+    would be a guess. A conclusion the rules read stands when the text is mainly in a covered language
+    and nothing uncovered follows it (nothing there could take it back)."""
+    from dataclasses import replace
+
+    from .refusal_language import MAIN_SHARE, coverage
+
+    cov = coverage(text, list(r.spans))
+    if cov.covered:
+        return replace(decision, language=cov.language)
+    if decision.refused and r.refused and cov.covered_share >= MAIN_SHARE:
+        end = next((b for (a, b), per in zip(r.spans, r.per_sentence) if per[0] == "fired"), len(text))
+        if not cov.uncovered_after(end):
+            return replace(decision, language=cov.language)
+    return replace(decision, verdict=UNCERTAIN, covered=False, language=cov.language,
+                   why=f"{cov.why}; {decision.why}")
