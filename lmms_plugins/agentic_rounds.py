@@ -3,12 +3,13 @@
 lmms-eval 0.7.3's ``_run_generate_until_agentic`` (evaluator.py) runs one request at a time,
 round after round: with an API model, 3,000 items x 3 rounds are 9,000 sequential calls. This
 runner keeps lmms-eval's per-request logic (the same single-request ``Instance`` per round, the same
-handling of ``doc_to_text``'s 5-tuple, the same final response and ``full`` trace), but steps all
-requests together: round k of every unfinished request goes to the model as one list
-(``lm.generate_until(list)``, which API wrappers serve with their own concurrency; for those,
-in chunks of 2 x their concurrency, see :func:`chunk_size`), and the ``doc_to_text`` calls of one
-round (where the model's code is executed) run in a thread pool, overlapping the model calls of
-the round's next chunk.
+handling of ``doc_to_text``'s 5-tuple, the same final response and ``full`` trace), but runs many
+requests together: the requests waiting for their next reply go to the model as one list
+(``lm.generate_until(list)``, which API wrappers serve with their own concurrency), in chunks
+(:func:`chunk_size`: 2 x the wrapper's concurrency), and the ``doc_to_text`` calls (where the
+model's code is executed) run in a thread pool, overlapping the model calls of the next chunk.
+At most 2 chunks of requests are under way at once (:func:`run_batched`): a round's images and
+state are held by those only, so memory follows the concurrency, not the number of requests.
 
 Only requests whose ``doc_to_text`` carries ``lmms_plugins_batched_rounds = True`` are batched;
 every other agentic request goes to lmms-eval's own runner, unchanged. :func:`install` replaces the
@@ -31,15 +32,17 @@ import inspect
 import json
 import os
 import warnings
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 MARK = "lmms_plugins_batched_rounds"
 SEQUENTIAL_ENV = "LMMS_PLUGINS_SEQUENTIAL_ROUNDS"
 WORKERS_ENV = "LMMS_PLUGINS_ROUND_WORKERS"  # threads for one round's doc_to_text calls
-CHUNK_ENV = "LMMS_PLUGINS_ROUND_CHUNK"  # requests per model call within a round (0: the whole round)
+CHUNK_ENV = "LMMS_PLUGINS_ROUND_CHUNK"  # requests per model call (0: every request in one call)
+IN_FLIGHT_ENV = "LMMS_PLUGINS_ROUND_IN_FLIGHT"  # requests under way at once (default: 2 x the chunk)
 _EXPECTED_PARAMS = ["lm", "requests", "agentic_trace_mode", "response_cache"]
 _PATCHED = "_lmms_plugins_patched"
 
@@ -234,7 +237,7 @@ def _finish(s: _Slot, agentic_trace_mode: str) -> str:
             for key in ["cash", "days_elapsed", "inventory", "mobile_data_working"]:
                 if key in state:
                     payload[key] = state[key]
-        final_response = json.dumps(payload, ensure_ascii=False)
+        final_response = json.dumps(payload, ensure_ascii=False, default=repr)  # repr: a reply that is not text
     if agentic_trace_mode == "full":
         try:
             parsed = json.loads(final_response) if isinstance(final_response, str) else None
@@ -247,64 +250,99 @@ def _finish(s: _Slot, agentic_trace_mode: str) -> str:
     return final_response
 
 
-def chunk_size(lm, n: int) -> int:
-    """How many requests of a round go to the model per call.
+LOCAL_CHUNK = 32  # requests per call for a model without num_concurrent (unless its batch_size is larger)
 
-    ``LMMS_PLUGINS_ROUND_CHUNK`` sets it (0: the whole round in one call). By default, a wrapper
+
+def chunk_size(lm, n: int) -> int:
+    """How many requests go to the model per call.
+
+    ``LMMS_PLUGINS_ROUND_CHUNK`` sets it (0: every request in one call). By default, a wrapper
     that serves a list with ``num_concurrent`` parallel requests (lmms-eval's API wrappers) gets
     chunks of 2 x num_concurrent, so that the executions of one chunk overlap the model calls of
-    the next (unless its concurrency is adaptive); any other model gets the whole round in one
-    call (its own batching decides).
+    the next (unless its concurrency is adaptive: then every request in one call); any other
+    model gets chunks of its ``batch_size`` or 32, whichever is larger (its own batching decides
+    within a call).
     """
     raw = os.environ.get(CHUNK_ENV, "").strip()
     if raw:
         k = int(raw)
-        return n if k <= 0 else k
+        return max(1, n) if k <= 0 else k
     if getattr(lm, "adaptive_concurrency", False) is True:  # its concurrency grows: do not cap it
         return max(1, n)
     conc = getattr(lm, "num_concurrent", None)
     if isinstance(conc, int) and not isinstance(conc, bool) and conc > 0:
         return max(1, 2 * conc)
-    return max(1, n)
+    batch = getattr(lm, "batch_size", None)
+    batch = batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else 0
+    return max(1, min(n, max(LOCAL_CHUNK, batch)))
 
 
 def run_batched(lm, requests: list, *, agentic_trace_mode: str = "basic", response_cache=None, Instance,
-                unwrap, workers: int | None = None, chunk: int | None = None) -> list:
-    """Final responses of ``requests``, in order. Round k of every unfinished request goes to the
-    model before any request's round k+1 (in one call, or in chunks: :func:`chunk_size`); each
-    chunk's doc_to_text calls (the code executions) run in the thread pool while the next chunk
-    is at the model."""
+                unwrap, workers: int | None = None, chunk: int | None = None, in_flight: int | None = None) -> list:
+    """Final responses of ``requests``, in order.
+
+    At most ``in_flight`` requests (default 2 x the chunk) are under way at once: a request is
+    admitted when one before it has finished, in request order. Only these hold a round's state
+    and images, so memory follows the concurrency, not the number of requests. Requests waiting
+    for the model go to it in calls of up to ``chunk`` (:func:`chunk_size`); a call is made as soon
+    as a whole chunk is waiting, or when nothing else is running. The ``doc_to_text`` calls (the
+    code executions) run in the thread pool meanwhile. Each request's rounds follow each other
+    exactly as in lmms-eval's runner; only their interleaving with other requests differs.
+    """
     slots = [_slot(r) for r in requests]
     workers = workers or int(os.environ.get(WORKERS_ENV, "") or min(16, (os.cpu_count() or 2) * 2))
+    size = max(1, chunk or chunk_size(lm, len(slots)))
+    limit = max(size, in_flight or int(os.environ.get(IN_FLIGHT_ENV, "") or 0) or 2 * size)
+    results: list = [None] * len(slots)
+    waiting = deque(i for i, s in enumerate(slots) if not _finished(s))
+    active: list[int] = []  # admitted, not finished, in request order
+    stepping: dict = {}  # future of a doc_to_text call -> request index
 
     def step(s: _Slot):
         return s.doc_to_text(lm.task_dict[s.task_name][s.split][s.doc_id], previous_output=s.model_outputs,
                              round_idx=s.round_idx + 1, previous_round_info=s.previous_round_info)
 
+    busy = set()
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="lmms_plugins_round") as pool:
         while True:
-            active = [s for s in slots if not s.done and s.round_idx < s.max_agentic_steps]
-            if not active:
+            while waiting and len(active) < limit:
+                active.append(waiting.popleft())
+            ready = [i for i in active if i not in busy]
+            if not ready and not stepping:
                 break
-            size = chunk or chunk_size(lm, len(active))
-            pending = []
-            for at in range(0, len(active), size):
-                part = active[at:at + size]
-                batch = [_single_request(lm, s, Instance) for s in part]
-                for s in part:
-                    s.round_input_context = s.current_context
+            if ready and (len(ready) >= size or not stepping):
+                part = ready[:size]
+                batch = [_single_request(lm, slots[i], Instance) for i in part]
+                for i in part:
+                    slots[i].round_input_context = slots[i].current_context
                 if response_cache is not None:
                     raw = response_cache.execute(lm, "generate_until", batch)
                 else:
                     raw = lm.generate_until(batch)
                 if len(raw) != len(batch):
                     raise RuntimeError(f"the model returned {len(raw)} outputs for {len(batch)} requests")
-                for s, r in zip(part, raw):
+                del batch  # its requests hold the round's images
+                for i, r in zip(part, raw):
+                    s = slots[i]
                     s.current_output, _ = unwrap(r)
                     s.model_outputs.append(s.current_output)
                     s.final_response = s.current_output
-                    pending.append((s, pool.submit(step, s)))
-            for s, future in pending:  # in request order: the same state changes as one request at a time
+                    busy.add(i)
+                    stepping[pool.submit(step, s)] = i
+                continue
+            done, _ = wait(list(stepping), return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=stepping.__getitem__):
+                i = stepping.pop(future)
+                s = slots[i]
                 _apply(s, future.result(), agentic_trace_mode)
                 s.round_idx += 1
-    return [_finish(s, agentic_trace_mode) for s in slots]
+                busy.discard(i)
+                if _finished(s):  # its final response now; its images and state go
+                    active.remove(i)
+                    results[i] = _finish(s, agentic_trace_mode)
+                    slots[i] = None
+    return [r if s is None else _finish(s, agentic_trace_mode) for r, s in zip(results, slots)]
+
+
+def _finished(s: _Slot) -> bool:
+    return s.done or s.round_idx >= s.max_agentic_steps

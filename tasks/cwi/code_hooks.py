@@ -36,7 +36,9 @@ from .code_rounds import (
     extract_code,
     generation_failed,
     has_answer,
+    reply_text,
     summary,
+    without_code,
 )
 from .task_rules import per_task_scorers
 
@@ -50,7 +52,8 @@ DEFAULTS = {
     "exec_memory_mb": 2048,
     "max_output_chars": 4000,  # of stdout and of stderr shown to the model per round
     "max_images_back": 4,  # images the code saved that are attached to the next turn
-    "max_image_pixels": 4096 * 4096,
+    "max_image_pixels": 4096 * 4096,  # of one saved image, read from its header before decoding
+    "max_pixels_back": 2048 * 2048,  # of all images attached per round (larger ones are scaled down)
     "code_prompt_template_file": "code_prompt.jinja",
     "code_feedback_template_file": "code_feedback.jinja",
 }
@@ -115,12 +118,20 @@ def run_code(code: str, files: Mapping[str, bytes], cfg: Mapping):
                                files={}, wall_s=0.0, reason=f"{type(exc).__name__}: {exc}")
 
 
-def _final(replies: list, state: LoopState, ended: str) -> str:
-    """The loop's last output: the final reply (scored), and the trace with every reply."""
+def _final(replies: list, state: LoopState, ended: str, text: str, why: str = "") -> str:
+    """The loop's last output: the final reply (scored without its code blocks), and the trace
+    with every reply. ``why``: the last reply was not text (``text`` is then a failure marker)."""
     state.ended = ended
-    trace = {**state.to_dict(), "replies": [r if isinstance(r, str) else str(r) for r in replies]}
+    trace = {**state.to_dict(), "replies": [_logged(r) for r in replies]}
+    if why:
+        trace["reply_error"] = why
     # "images": [] keeps the object in the unified {"text", "images"} shape (model_output.py)
-    return json.dumps({"text": replies[-1] if replies else "", "images": [], "cwi_code": trace}, ensure_ascii=False)
+    return json.dumps({"text": text, "images": [], "cwi_code": trace}, ensure_ascii=False, default=str)
+
+
+def _logged(reply: Any) -> str:
+    text, why = reply_text(reply)
+    return f"[not text: {why}]" if why else text
 
 
 def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, previous_output: list | None = None,
@@ -135,17 +146,20 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     info = dict(previous_round_info or {})
     state = LoopState.from_dict(info["state"]) if isinstance(info.get("state"), Mapping) else LoopState(
         prompt=first_turn(doc, cfg), max_rounds=int(cfg["max_rounds"]))
-    replies = list(previous_output or [])
-    reply = replies[-1] if replies else ""
-    reply = reply if isinstance(reply, str) else str(reply)
+    replies = list(previous_output) if isinstance(previous_output, (list, tuple)) else (
+        [] if previous_output is None else [previous_output])
+    reply, not_text = reply_text(replies[-1] if replies else "")
     state.rounds = len(replies)
 
     def end(how: str):
-        out = _final(replies, state, how)
+        if not_text:  # the wrappers' own marker: scored generation_failed, with what came back
+            out = _final(replies, state, how, f"[GENERATION_FAILED] {not_text}", not_text)
+        else:
+            out = _final(replies, state, how, reply)
         info["state"] = state.to_dict()
         return None, None, True, replies[:-1] + [out], info
 
-    if generation_failed(reply):
+    if not_text or generation_failed(reply):
         return end(END_GENERATION_FAILED)
     if has_answer(reply):
         return end(END_ANSWER)
@@ -158,7 +172,8 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     files = input_files(doc)
     res = run_code(code, files, cfg)
     ex, images = execution_from_result(state.rounds, code, res, files, max_chars=int(cfg["max_output_chars"]),
-                                       max_images=int(cfg["max_images_back"]), max_pixels=int(cfg["max_image_pixels"]))
+                                       max_images=int(cfg["max_images_back"]), max_pixels=int(cfg["max_image_pixels"]),
+                                       max_pixels_back=int(cfg["max_pixels_back"]))
     state.executions.append(asdict(ex))
     info["state"] = state.to_dict()
     info["tool_calls"] = len(state.executions)  # lmms-eval's own trace reads these two keys
@@ -172,7 +187,7 @@ def next_turn(state: LoopState, replies: list, *, n_inputs: int, cfg: Mapping) -
     by_round = {int(e["round"]): e for e in state.executions}
     last = max(by_round) if by_round else None
     turns = [
-        {"round": i, "reply": r, "execution": by_round[i], "attached": i == last}
+        {"round": i, "reply": _logged(r), "execution": by_round[i], "attached": i == last}
         for i, r in enumerate(replies, start=1) if i in by_round
     ]
     return _render(cfg["code_feedback_template_file"], first_turn=state.prompt, turns=turns, n_inputs=n_inputs,
@@ -190,7 +205,7 @@ def read_response(raw: Any) -> tuple[str, dict | None]:
     if isinstance(raw, str) and raw.lstrip().startswith("{"):
         try:
             obj = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("cwi_code"), dict):
             text = obj.get("text")
@@ -200,13 +215,27 @@ def read_response(raw: Any) -> tuple[str, dict | None]:
             if trace is not None:
                 trace = {**trace, "ended": "max_agentic_steps"}
             return str(obj.get("last_model_output") or ""), trace
-    return ("" if raw is None else str(raw)), None
+    text, why = reply_text(raw)
+    return (f"[GENERATION_FAILED] {why}" if why else text), None
+
+
+ONLY_CODE = "(the final reply held only code, nothing outside its code blocks)"
+
+
+def scored_text(reply: str) -> str:
+    """What is read as the answer: the final reply without its code blocks, so that an
+    ``<answer>`` the code spells (a string, a comment) is never the one scored; the loop ended on
+    the reply's ``<answer>`` outside code. A wrapper's failure marker is kept as it is."""
+    if generation_failed(reply):
+        return reply
+    outside = without_code(reply)
+    return outside if outside.strip() else ONLY_CODE
 
 
 @status.never_raises(metrics=METRICS)
 def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> dict:
     reply, trace = read_response(results[0] if results else "")
-    out = hooks.process_results(doc, [reply], rule=rule)  # a failure marker: generation_failed there
+    out = hooks.process_results(doc, [scored_text(reply)], rule=rule)  # a failure marker: generation_failed there
     sid = doc.get("id")
     trace = trace or {}
     ended = trace.get("ended") or ("unknown" if not trace else None)

@@ -1,9 +1,10 @@
 """The round protocol of the ``cwi_code_<task>`` tasks, as plain functions (no lmms-eval import).
 
-One round: the model replies; an ``<answer>`` span ends the loop; otherwise the reply's last fenced
-Python block is run in the sandbox (utils/sandbox/) in a folder holding the item's images, and
-its exit status, stdout, stderr and saved images become the next turn. A reply with neither code
-nor an answer ends the loop, and so does the last allowed round.
+One round: the model replies; an ``<answer>`` span outside its code blocks ends the loop, and that
+reply, without its code blocks, is what is scored; otherwise the reply's last fenced Python block
+is run in the sandbox (utils/sandbox/) in a folder holding the item's images, and its exit status,
+stdout, stderr and saved images become the next turn. A reply with neither code nor an answer
+ends the loop, and so does the last allowed round, and so does a reply that is not text.
 
 Everything a later round needs travels in a JSON-able ``state`` dict (lmms-eval hands it back as
 ``previous_round_info``), so the sample log can hold the whole trace.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,23 +32,99 @@ END_NO_ACTION = "no_action"  # the reply held neither code nor an answer
 END_MAX_ROUNDS = "max_rounds"  # the last allowed round held code, not an answer
 END_GENERATION_FAILED = "generation_failed"  # the model side failed (wrapper failure marker, empty reply)
 
-# A fence opens at the start of a line with ``` and a language tag (or none) and closes at the next
-# line that is only ```. Non-greedy and anchored at line starts: linear on any input.
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
+# Fenced code blocks as CommonMark defines them (spec 0.31, "Fenced code blocks"): a line of at
+# least three backticks or tildes opens a block; the block ends at a line holding only the same
+# character, at least as many times, or at the end of the text when no such line comes. A
+# backtick fence's info string holds no backtick. \r\n and \r end lines as \n does.
+# One extension: a fence indented 4 or more spaces (inside a list item: "1. Load it:\n    ```python")
+# opens a block too; we read no list structure, so its closing fence may be indented up to 3 more.
+# Written as a line scanner rather than with a Markdown library: one pass, each line looked at
+# once (markdown-it-py, the CommonMark parser the tests check this against, builds tokens for
+# every block and is several times slower and larger on long adversarial replies).
+_FENCE_RUN = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _PYTHON_TAGS = {"python", "py", "python3", "py3"}
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """One fenced block of a reply; offsets are in the reply with its line ends made ``\n``."""
+
+    start: int  # the opening fence line's first character
+    end: int  # just past the closing fence line (its "\n" included), or the end of the text
+    tag: str  # the info string's first word, lower case ("" when none)
+    code: str  # the lines between the fences, indentation of the opening fence removed
+    closed: bool  # False: the block ran to the end of the text
+
+    @property
+    def is_python(self) -> bool:
+        return self.tag in _PYTHON_TAGS or self.tag == ""
+
+
+def normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _columns(text: str, start: int, stop: int) -> int:
+    """Width of the indentation ``text[start:stop]`` (spaces and tabs, tab stops of 4)."""
+    col = 0
+    for ch in text[start:stop]:
+        col = col + 4 - col % 4 if ch == "\t" else col + 1
+    return col
+
+
+def _dedent(code: str, width: int) -> str:
+    if width <= 0 or not code:
+        return code
+    return re.sub(rf"(?m)^ {{1,{width}}}", "", code)
+
+
+def code_blocks(text: str) -> Iterator[CodeBlock]:
+    """The fenced blocks of ``text`` in order (one pass: linear in the length of ``text``)."""
+    text = normalise_newlines(text)
+    n, pos = len(text), 0
+    while pos < n:
+        eol = text.find("\n", pos)
+        eol = n if eol < 0 else eol
+        m = _FENCE_RUN.match(text, pos, eol)
+        if m is None:
+            pos = eol + 1
+            continue
+        fence = m.group(1)
+        info = text[m.end():eol]
+        if fence[0] == "`" and "`" in info:  # an inline code span, not a fence
+            pos = eol + 1
+            continue
+        width = _columns(text, pos, m.start(1))
+        close_within = 3 if width <= 3 else width + 3
+        body = p = min(eol + 1, n)
+        closed = False
+        while p < n:
+            e = text.find("\n", p)
+            e = n if e < 0 else e
+            c = _FENCE_RUN.match(text, p, e)
+            if (c is not None and c.group(1)[0] == fence[0] and len(c.group(1)) >= len(fence)
+                    and not text[c.end():e].strip(" \t") and _columns(text, p, c.start(1)) <= close_within):
+                closed = True
+                break
+            p = e + 1
+        words = info.split(maxsplit=1)
+        code = _dedent(text[body:min(p, n)], width)
+        end = min(e + 1, n) if closed else n
+        yield CodeBlock(pos, end, words[0].lower() if words else "", code, closed)
+        pos = end
 
 
 def extract_code(text: str) -> str | None:
     """The last fenced block tagged python/py (or untagged) in ``text``; None when there is none.
 
     Untagged blocks count because many models omit the tag; blocks tagged with another language
-    (```text, ```json, ```bash) are not Python and are skipped.
+    (```text, ```json, ```bash) are not Python and are skipped. A block left open runs to the end
+    of the reply (CommonMark's rule): it is code, and runs as such.
     """
     last = None
-    for m in _FENCE.finditer(text or ""):
-        tag = m.group(1).lower()
-        if tag in _PYTHON_TAGS or tag == "":
-            last = m.group(2)
+    for block in code_blocks(text if isinstance(text, str) else ""):
+        if block.is_python:
+            last = block.code
     if last is None or not last.strip():
         return None
     return last
@@ -61,13 +138,71 @@ def generation_failed(text: Any) -> bool:
 
 
 def without_code(text: str) -> str:
-    """``text`` with its fenced blocks removed (code may spell ``<answer>`` in a string)."""
-    return _FENCE.sub("", text or "")
+    """``text`` with its fenced blocks removed, each replaced by an empty line (code may spell
+    ``<answer>`` in a string or a comment: what is read as the answer is the text around it)."""
+    if not isinstance(text, str):
+        return ""
+    norm = normalise_newlines(text)
+    pieces, at = [], 0
+    for block in code_blocks(norm):
+        pieces.append(norm[at:block.start])
+        pieces.append("\n")
+        at = block.end
+    pieces.append(norm[at:])
+    return "".join(pieces)
 
 
 def has_answer(text: str) -> bool:
     """An ``<answer>`` span outside the fenced blocks."""
     return find_span(without_code(text)) is not None
+
+
+# ---------------------------------------------------------------- what the model and its code return
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: lone surrogates (from a model's JSON escapes, or a file name's
+    undecodable bytes) become U+FFFD, so that the samples log, which is UTF-8, can hold it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNPRINTABLE = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+MAX_NAME_CHARS = 120
+
+
+def safe_name(name: Any) -> str:
+    """A file name the code chose, fit for the log and the next prompt: undecodable bytes as
+    ``\\xNN``, line breaks, control and direction characters escaped, at most 120 characters."""
+    if isinstance(name, (bytes, bytearray, memoryview)):
+        raw = bytes(name)
+    else:
+        s = name if isinstance(name, str) else str(name)
+        try:
+            raw = s.encode("utf-8", "surrogateescape")  # os.fsdecode's undecodable bytes come back as bytes
+        except UnicodeEncodeError:
+            raw = s.encode("utf-8", "backslashreplace")
+    s = raw.decode("utf-8", "backslashreplace")
+    s = _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), s)
+    if len(s) > MAX_NAME_CHARS:
+        s = f"{s[:MAX_NAME_CHARS]}...({len(s)} characters)"
+    return s or "(no name)"
+
+
+def reply_text(raw: Any) -> tuple[str, str]:
+    """(text, why not) of one reply as lmms-eval hands it over: a string is the text (made valid
+    Unicode); anything else (bytes, None, a dict...) is not a reply the loop can read, and ``why``
+    says what it was."""
+    if isinstance(raw, str):
+        return valid_text(raw), ""
+    if raw is None:
+        return "", "the model returned None, not text"
+    size = f", {len(raw)} long" if isinstance(raw, (bytes, bytearray, list, tuple, dict)) else ""
+    return "", f"the model returned {type(raw).__name__}{size}, not text"
 
 
 @dataclass(frozen=True)
@@ -133,27 +268,40 @@ def cut(text: str, limit: int, keep: str = "head") -> tuple[str, bool]:
 
 def thumbnail_uri(image, px: int = 192) -> str:
     """A small PNG data URI of a PIL image, for the sample log (the model gets the full image)."""
-    im = image.copy()
-    if im.mode not in ("RGB", "L", "RGBA"):
-        im = im.convert("RGB")
-    im.thumbnail((px, px))
+    from PIL import ImageOps
+
+    im = image if image.mode in ("RGB", "L", "RGBA") else image.convert("RGB")
+    small = ImageOps.contain(im, (px, px)) if max(im.size) > px else im  # no full-size copy
     buf = io.BytesIO()
-    im.save(buf, format="PNG", optimize=True)
+    small.save(buf, format="PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def decode_images(files: Mapping[str, bytes], inputs: Mapping[str, bytes], max_images: int, max_pixels: int):
+def decode_images(files: Mapping, inputs: Mapping[str, bytes], max_images: int, max_pixels: int,
+                  max_pixels_back: int | None = None):
     """(images [(name, PIL)], image records, other-file records) from the files the code saved.
 
-    A file equal to an input image is not new. Images are taken in name order, at most
-    ``max_images``; the others are listed by name, with why they were not shown.
+    A file equal to an input image is not new. Names are made safe (:func:`safe_name`) before
+    they go anywhere. Images are taken in name order, at most ``max_images`` of them, each at most
+    ``max_pixels`` in its header (checked before decoding), and together at most
+    ``max_pixels_back``: an image that does not fit what is left is scaled down to fit (the record
+    says from what size), or, when less than 1/16 of the budget is left, not sent. The others are
+    listed by name, with why they were not shown.
     """
     from lmms_plugins.utils.images import load_rgb_bytes
+    from PIL import Image
 
+    budget = int(max_pixels_back) if max_pixels_back else max_images * max_pixels
+    left = budget
     images, records, others = [], [], []
-    for name in sorted(files):
-        data = files[name]
-        if inputs.get(name) == data:
+    named = sorted((safe_name(k), i, k) for i, k in enumerate(files))
+    for name, _, key in named:
+        data = files[key]
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            others.append({"name": name, "bytes": 0, "why": f"the sandbox returned {type(data).__name__}, not bytes"})
+            continue
+        data = bytes(data)
+        if isinstance(key, str) and inputs.get(key) == data:
             continue
         if not name.lower().endswith(IMAGE_SUFFIXES):
             others.append({"name": name, "bytes": len(data)})
@@ -161,40 +309,63 @@ def decode_images(files: Mapping[str, bytes], inputs: Mapping[str, bytes], max_i
         if len(images) >= max_images:
             others.append({"name": name, "bytes": len(data), "why": f"only {max_images} images are sent back per round"})
             continue
+        if left < budget // 16:
+            others.append({"name": name, "bytes": len(data),
+                           "why": f"the images before it used the {budget:,} pixels sent back per round"})
+            continue
         try:  # bounded memory (mode-aware, from the header) and truncation checks: the model wrote it
             im = load_rgb_bytes(data, name=name, max_pixels=max_pixels)
         except Exception as exc:  # noqa: BLE001 - a file the model wrote can be anything
             others.append({"name": name, "bytes": len(data), "why": f"not a readable image: {type(exc).__name__}: {exc}"})
             continue
+        record = {"name": name, "size": list(im.size)}
+        w, h = im.size
+        if w * h > left:  # scale down to what is left of the round's budget
+            f = (left / (w * h)) ** 0.5
+            small = (max(1, int(w * f)), max(1, int(h * f)))
+            im = im.resize(small, Image.Resampling.BOX)
+            record = {"name": name, "size": list(im.size), "scaled_from": [w, h]}
+        left -= im.size[0] * im.size[1]
         images.append((name, im))
-        records.append({"name": name, "size": list(im.size), "thumb": thumbnail_uri(im)})
+        records.append({**record, "thumb": thumbnail_uri(im)})
     return images, records, others
 
 
 def execution_from_result(round_idx: int, code: str, res, inputs: Mapping[str, bytes], *, max_chars: int,
-                          max_images: int, max_pixels: int) -> tuple[Execution, list]:
+                          max_images: int, max_pixels: int, max_pixels_back: int | None = None) -> tuple[Execution, list]:
     """An :class:`Execution` record (and the decoded images) from a sandbox ``ExecResult``."""
-    stdout_raw = res.stdout or ""
-    stderr_raw = res.stderr or ""
+    stdout_raw = valid_text(_as_text(getattr(res, "stdout", "")))
+    stderr_raw = valid_text(_as_text(getattr(res, "stderr", "")))
     stdout, cut_out = cut(stdout_raw, max_chars, "head")
     stderr, cut_err = cut(stderr_raw, max_chars, "tail")
-    images, records, others = decode_images(dict(res.files or {}), inputs, max_images, max_pixels)
+    files = getattr(res, "files", None)
+    images, records, others = decode_images(files if isinstance(files, Mapping) else {}, inputs, max_images,
+                                            max_pixels, max_pixels_back)
+    exit_code = getattr(res, "exit_code", None)
     ex = Execution(
         round=round_idx,
         code=code,
-        status=str(res.status),
-        exit_code=res.exit_code,
+        status=valid_text(str(getattr(res, "status", "sandbox_error"))),
+        exit_code=exit_code if isinstance(exit_code, int) else None,
         stdout=stdout,
         stderr=stderr,
         stdout_chars=len(stdout_raw),
         stderr_chars=len(stderr_raw),
         truncated=bool(getattr(res, "stdout_truncated", False) or getattr(res, "stderr_truncated", False)) or cut_out or cut_err,
-        wall_s=float(res.wall_s or 0.0),
-        reason=str(getattr(res, "reason", "") or ""),
+        wall_s=float(getattr(res, "wall_s", 0.0) or 0.0),
+        reason=valid_text(str(getattr(res, "reason", "") or "")),
         images=records,
         other_files=others,
     )
     return ex, images
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
 
 
 def summary(executions: list[Mapping]) -> dict:

@@ -90,14 +90,16 @@ def test_batched_equals_lmms_evals_runner(is_simple, mode, chunk):
     assert all(n == 1 for n in lm_seq.calls) and len(lm_seq.calls) == sum(lm_bat.calls)
     if chunk is None:
         assert len(lm_bat.calls) == 3 and lm_bat.calls[0] == 12  # one call per round, every request in round 1
-    else:
-        assert lm_bat.calls[:3] == [5, 5, 2] and max(lm_bat.calls) <= 5
+    else:  # 10 requests under way (2 chunks): both chunks go out before any reply is handled
+        assert lm_bat.calls[:2] == [5, 5] and max(lm_bat.calls) <= 5
 
 
 def test_chunk_size_follows_the_wrappers_concurrency(monkeypatch):
     monkeypatch.delenv(agentic_rounds.CHUNK_ENV, raising=False)
     assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 16
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 100) == 100  # local models: the whole round
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 100) == 32  # local models: 32 per call
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(batch_size=64), 100) == 64  # or their batch
+    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 10) == 10
     assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8, adaptive_concurrency=True), 100) == 100
     monkeypatch.setenv(agentic_rounds.CHUNK_ENV, "0")
     assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 100
@@ -126,3 +128,53 @@ def test_an_unknown_runner_is_left_alone_with_a_warning():
     with pytest.warns(agentic_rounds.RoundsWarning, match="differs"):
         assert agentic_rounds.install(module) is False
     assert module._run_generate_until_agentic is _run_generate_until_agentic
+
+
+class Held:
+    """Stands for a round's decoded images; counts how many exist at once."""
+
+    live = 0
+
+    def __init__(self):
+        Held.live += 1
+
+    def __del__(self):
+        Held.live -= 1
+
+
+def held_doc_to_text(doc, lmms_eval_specific_kwargs=None, previous_output=None, round_idx=None, previous_round_info=None):
+    if round_idx >= 3:
+        return None, None, True, [f"done {doc['n']}"], None
+    return [Held(), Held()], f"ctx {doc['n']} round {round_idx}", False, None, None
+
+
+held_doc_to_text.lmms_plugins_batched_rounds = True
+
+
+class CountingLM(FakeLM):
+    def __init__(self, n):
+        super().__init__(is_simple=True)
+        self.task_dict = {"t": {"test": [{"n": i} for i in range(n)]}}
+        self.peak = 0
+
+    def generate_until(self, reqs):
+        self.peak = max(self.peak, Held.live)
+        self.calls.append(len(reqs))
+        return ["a reply"] * len(reqs)
+
+
+def test_images_held_follow_the_concurrency_not_the_number_of_requests():
+    n = 40
+    reqs = []
+    for i in range(n):
+        args = (f"first {i}", {"max_agentic_steps": 10}, lambda d: [], functools.partial(held_doc_to_text), i, "t", "test")
+        reqs.append(evaluator.Instance(request_type="generate_until_agentic", arguments=args, idx=0,
+                                       metadata={"task": "t", "doc_id": i, "repeats": 1}))
+    lm = CountingLM(n)
+    got = agentic_rounds.run_batched(lm, reqs, Instance=evaluator.Instance, unwrap=evaluator.unwrap_generation_output,
+                                     chunk=3, in_flight=6, workers=4)
+    assert got == [f"done {i}" for i in range(n)]
+    assert sum(lm.calls) == 3 * n and max(lm.calls) <= 3
+    # 6 requests under way, each holding its last round's 2 images (and, while its next round is
+    # built, the new ones): never all 40 requests' images at once
+    assert 0 < lm.peak <= 6 * 2 * 2 and Held.live == 0
