@@ -8,9 +8,7 @@ spellings include ``3,-2``, ``(3, -2)``, ``[3 -2]``, ``dx=3, dy=-2``, ``{"dx": 3
 
 Linear time on any input: the span is found with ``rfind`` and tokenised by one regular
 expression whose alternatives have no nested quantifiers; nesting is handled by an explicit
-stack, not recursion. The scorer's direct route (``rules.score``) first tries
-:func:`common_shape`, which reads the common spellings with one match and returns what the
-tokeniser would.
+stack, not recursion. This tokeniser is the only reader of an answer.
 """
 
 from __future__ import annotations
@@ -57,7 +55,7 @@ _GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:,\d{3}
 
 # Spellings read by rewriting the span before it is tokenised (README.md, "Accepted answer
 # formats"): LaTeX markup, angles in radians, unit suffixes on names, markdown tables. A span
-# without any of these hints is not touched (and is the only kind the fast paths read).
+# without any of these hints is not touched.
 _SIGNED = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 # \frac{3}{4} is a number; \boxed{…}, \text{…}, \mathrm{…} only group (innermost first)
 _TEX_FRAC = re.compile(rf"\\[dt]?frac\s*\{{\s*({_SIGNED})\s*\}}\s*\{{\s*({_SIGNED})\s*\}}")
@@ -69,17 +67,6 @@ _RADIANS = re.compile(rf"(?<![\w.])({_SIGNED})\s*(?:rad|radians?)(?![A-Za-z])", 
 # "theta_deg", "length_px": the unit is not part of the name
 _UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percent)\b", re.I)
 _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
-
-
-def _unit_suffix(span: str) -> bool:
-    return ("_d" in span or "_p" in span or "_D" in span or "_P" in span) and _UNIT_SUFFIX.search(span) is not None
-
-
-def _rewritten(span: str) -> bool:
-    """Whether :func:`_rewrite` may change ``span`` (substring tests first: this runs on every
-    answer, and the common ones have none of these)."""
-    return ("\\" in span or "|" in span or (("ad" in span or "AD" in span) and _RADIANS.search(span) is not None)
-            or _unit_suffix(span))
 
 
 def _rewrite(span: str) -> str:
@@ -202,29 +189,11 @@ class ParsedAnswer:
         return _number(m.group(1).replace(",", "")) if m else None
 
 
-def frozen_new(cls, **values):
-    """An instance of the frozen dataclass ``cls``, every field given: what its generated
-    ``__init__`` does (one ``object.__setattr__`` per field), in one dict update and ~3x faster.
-    Used for the one result built per scored answer (issue 16.11); no ``__post_init__``, no slots
-    (tests/cwi/test_answer_fast_path.py checks it equals the constructor)."""
-    obj = object.__new__(cls)
-    obj.__dict__.update(values)
-    return obj
-
-
 def find_span(text: str) -> str | None:
     """Text inside the last ``<answer>…</answer>`` (tags case-insensitive), or None.
 
     Only ASCII letters are lowered, so offsets in the lowered copy are offsets in ``text``
-    (``str.lower`` turns "İ" into two characters).
-
-    The common case is read without lowering a copy: when the exact-case tags are found and no
-    '<' follows the close tag or lies between the two tags, no other-case tag can be the last."""
-    close = text.rfind(CLOSE_TAG)
-    if close >= 0 and text.find("<", close + 1) < 0:
-        open_ = text.rfind(OPEN_TAG, 0, close)
-        if open_ >= 0 and text.find("<", open_ + 1, close) < 0:
-            return text[open_ + len(OPEN_TAG) : close]
+    (``str.lower`` turns "İ" into two characters)."""
     low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
     close = low.rfind(CLOSE_TAG)
     if close < 0:
@@ -267,320 +236,18 @@ def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
-    return frozen_new(ParsedAnswer, ok=True, span=span, items=tuple(items), fields=fields, reason="",
-                      loose=loose, tails=tails, clashes=clashes, percent=percent)
+    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent)
 
 
 def _parse(span: str) -> tuple:
     if not span.isascii():
         span = span.translate(_MINUSES)
-    if _rewritten(span):
-        span = _rewrite(span)
+    span = _rewrite(span)
     if "\n" in span and ("." in span or ")" in span):
         markers = _LIST_MARKER.findall(span)
         if len(markers) >= 2 and markers[0].strip()[:-1] in ("0", "1"):
             span = _LIST_MARKER.sub(" ", span)
-    if len(span) <= FAST_MAX_CHARS:
-        fast = _parse_fast(span)
-        if fast is not None:
-            return fast
     return _parse_tokens(span)
-
-
-# Fast paths for the common shapes (issue 16.11): the token loop below costs ~1 us per token in
-# Python. Each pattern admits only spans on which that loop provably takes one simple route, and
-# the result is built as the loop would build it (tests/cwi/test_answer_fast_path.py checks that
-# both agree on generated spans). Anything else goes to the loop.
-FAST_MAX_CHARS = 2000  # far under MAX_NUMBERS numbers, so that limit cannot be reached here
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
-_NUM_RE = re.compile(_NUM)
-# A unit word as the loop reads it: a whole name (no letter, digit or '_' after it, no letter or
-# '_' before it) that it drops without touching any state. None starts with 'e', so no number
-# before it can have read it as an exponent.
-_UNIT = r"(?<![A-Za-z_])(?i:px|pixels?|deg|degrees?|pp|percent|pct)(?![A-Za-z_0-9])"
-# Characters the loop skips or that change nothing when no name is pending: signs and dots that
-# start no number, ',' (resets only name state), '%' (sets `percent` only), spaces, '°', units;
-# written as character-class runs between units (a class run is what the regex engine does fast).
-_FILL = rf"[-+.,%\s\u00b0]*(?:{_UNIT}[-+.,%\s\u00b0]*)*"
-_LIST = r"[-+.,\s]*\d[-+.,\d\s]*"  # the inside of a bracket with at least one number
-# 1. numbers only (no letter but unit words, so no exponent, name or hex; no '=', ':', ';', '{'),
-#    inside at most one pair of [] or (): the loop appends every number to the current list.
-#    Leading spaces belong to the bracket or to the fill, the part before the first digit has no
-#    digit, and the fill after a bracket no digit: a failing match backtracks in linear time.
-_FAST_NUMBERS = re.compile(
-    rf"(?:\s*(\[)|\s*(\())?{_FILL}\d[-+.,%\d\s\u00b0]*(?:{_UNIT}[-+.,%\d\s\u00b0]*)*(?(1)\]{_FILL}|(?(2)\){_FILL}|))")
-# 2. bracketed groups of numbers: "[[0,3],[2,1]]" (one item: a tuple of groups), "(1, 2), (3, 4)"
-#    or "[1,2] [3,4]" (one item per group); a group in () is a Paren, in [] a tuple.
-_GROUP = rf"(?:\[{_LIST}\]|\({_LIST}\))"
-# (separators "\s*(?:,\s*)?" split a run of spaces one way only: no exponential backtracking)
-_FAST_GROUPS = re.compile(rf"\s*(?:(\[)\s*{_GROUP}(?:\s*(?:,\s*)?{_GROUP})*\s*\]|{_GROUP}(?:\s*(?:,\s*)?{_GROUP})+)\s*")
-_GROUP_RE = re.compile(r"([\[(])([^\[\]()]*)[\])]")
-# 3. named values: "name=1, other: -2.5°; rows=[2, 0, 1]; cols: 1 2 0". Names are whole
-#    (followed by = or :); a value is one number (whole: followed by a separator, a unit or the
-#    end), a space-separated run of numbers (the loop extends the field into a tuple) or a
-#    bracketed list of numbers (a tuple, also in parentheses), possibly empty.
-_RUN = rf"{_NUM}(?:\s+{_NUM})*(?:\s*(?:[%\u00b0]|{_UNIT}))?"
-_PAIR = rf"[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*(?:\[[-+.,\d\s]*\]|\([-+.,\d\s]*\)|{_RUN})"
-_FAST_FIELDS = re.compile(rf"\s*{_PAIR}(?:\s*[,;]\s*{_PAIR})*\s*")
-# 3b. the most common of them, one plain number per name ("dx=3, dy=-2"), with a plainer pattern
-_SCALAR_PAIR = rf"[A-Za-z_][A-Za-z_0-9]*\s*[=:]\s*{_NUM}"
-_FAST_SCALARS = re.compile(rf"\s*{_SCALAR_PAIR}(?:\s*[,;]\s*{_SCALAR_PAIR})*\s*")
-_FAST_SCALAR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*({_NUM})")
-# the same pairs with groups, read once the whole span matched (so brackets are matched pairs)
-_FAST_FIELD = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)\s*[=:]\s*(?:([\[(])([-+.,\d\s]*)[\])]|({_RUN}))")
-
-
-def _parse_fast(span: str) -> tuple | None:
-    """What :func:`_parse_tokens` returns for a span of one of the common shapes, else None."""
-    if span.isdecimal() and len(span) <= MAX_NUMBER_CHARS:  # "7" (int() reads every Nd digit, as \d)
-        return [int(span)], {}, {}, {}, set(), False
-    m = _FAST_NUMBERS.fullmatch(span)
-    if m is not None:
-        values = [_number(t) for t in _NUM_RE.findall(span)]
-        if m.group(1) is not None:
-            items = [tuple(values)]
-        elif m.group(2) is not None:
-            items = [Paren(values)]
-        else:
-            items = values
-        return items, {}, {}, {}, set(), "%" in span
-    if "=" not in span and ":" not in span:
-        m = _FAST_GROUPS.fullmatch(span)
-        if m is None:
-            return None
-        groups = [Paren(vals) if opener == "(" else tuple(vals)
-                  for opener, inner in _GROUP_RE.findall(span if m.group(1) is None else span[span.index("[") + 1:])
-                  for vals in ([_number(t) for t in _NUM_RE.findall(inner)],)]
-        return ([tuple(groups)] if m.group(1) is not None else groups), {}, {}, {}, set(), False
-    if "[" not in span and "(" not in span:  # (the general pattern costs more than the loop here)
-        return _parse_scalars(span) if _FAST_SCALARS.fullmatch(span) is not None else None
-    if _FAST_FIELDS.fullmatch(span) is None:
-        return None
-    fields: dict = {}
-    clashes: set = set()
-    for name, opener, inner, run in _FAST_FIELD.findall(span):
-        name = name.lower()
-        if name in UNIT_WORDS:
-            return None  # a unit word is not a name for the loop: its number is positional
-        if opener:  # name=[...]: the list closes into the field, whole
-            value = tuple(_number(t) for t in _NUM_RE.findall(inner))
-            if name in fields and fields[name] != value:
-                clashes.add(name)
-            fields[name] = value
-            continue
-        first, *more = (_number(t) for t in _NUM_RE.findall(run))
-        if name in fields and fields[name] != first:
-            clashes.add(name)
-        fields[name] = first
-        for v in more:  # "rows: 2 0 3": the run extends the field
-            old = fields[name]
-            fields[name] = (old if isinstance(old, tuple) else (old,)) + (v,)
-    return [], fields, {}, {}, clashes, "%" in span
-
-
-def _parse_scalars(span: str) -> tuple | None:
-    """_parse_fast for a span that matched _FAST_SCALARS."""
-    fields: dict = {}
-    clashes: set = set()
-    for name, tok in _FAST_SCALAR.findall(span):
-        name = name.lower()
-        if name in UNIT_WORDS:
-            return None  # a unit word is not a name for the loop: its number is positional
-        value = _number(tok)
-        if name in fields and fields[name] != value:
-            clashes.add(name)
-        fields[name] = value
-    return [], fields, {}, {}, clashes, False
-
-
-# Common shapes read in one regular-expression match (issue 16.11), for the scorer's direct route
-# (rules.score): the same items and fields the tokeniser reads, built without its per-token loop.
-# Each pattern admits only ASCII spans (plus '°') without a newline, so neither the minus
-# translation nor the list-marker rewrite of _parse applies, and only spans on which the
-# tokeniser provably takes one simple route: no exponent, name or hex colour next to a number,
-# no loose name, no tail after a named value, no name given twice (those go to parse_values).
-# Possessive quantifiers: a failing match is linear, and a number is cut where the tokeniser
-# cuts it. tests/cwi/test_direct_route.py checks the readings against the tokeniser.
-_S = r"[ \t]*+"
-_N = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)"
-_U = r"(?:[ \t]*+(?:%|\u00b0|(?:px|pixels?|deg(?:rees?)?)(?![A-Za-z0-9_])))?+"  # dropped, '%' noted
-# numbers, each with its unit, apart by a comma, spaces or nothing before a sign ("70-2" is 70, -2)
-_L = rf"{_N}{_U}(?:(?:{_S},{_S}|[ \t]++|(?=[-+])){_N}{_U})*+"
-_W = r"(?:[A-Za-z]++[ \t]*+)?+"  # a word before a bracket ("RGB(1, 2, 3)", "to"): changes nothing
-_G = rf"(?:\[{_S}{_L}{_S}\]|\({_S}{_L}{_S}\))"
-_SHAPE_NUMBERS = re.compile(rf"{_S}(?:{_W}(?:(\[){_S}{_L}{_S}\]|(\(){_S}{_L}{_S}\)){_U}|{_L}){_S}")
-_SHAPE_GROUPS = re.compile(
-    rf"{_S}(?:{_W}(\[){_S}{_G}(?:{_S},?+{_S}{_W}{_G})*+{_S}\]|{_W}{_G}(?:{_S},?+{_S}{_W}{_G})++){_U}{_S}")
-_PAIR_VALUE = rf"(?:{_N}(?:[ \t]++{_N})*+{_U}|\[{_S}(?:{_L}{_S})?\]|\({_S}(?:{_L}{_S})?\))"
-_SHAPE_NAMED = re.compile(
-    rf"{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE}(?:{_S}[,;]{_S}[A-Za-z_][A-Za-z_0-9]*+{_S}[=:]{_S}{_PAIR_VALUE})*+{_S}")
-_NAMED_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*){_S}[=:]{_S}(?:[\[(]([^\])]*)[\])]|({_N})((?:[ \t]++{_N})*+))")
-_KV = rf'"[A-Za-z_][A-Za-z_0-9]*+"{_S}:{_S}{_N}'
-_OBJ = rf"\{{{_S}{_KV}(?:{_S},{_S}{_KV})*+{_S}\}}"
-_SHAPE_OBJECTS = re.compile(rf"{_S}(?:\[{_S}{_OBJ}(?:{_S},{_S}{_OBJ})*+{_S}\]|({_OBJ})){_S}")
-_KV_PAIR = re.compile(rf'"([A-Za-z_][A-Za-z_0-9]*)"{_S}:{_S}({_N})')
-_OBJ_BODY = re.compile(r"\{([^{}]*)\}")
-
-
-def _numbers(tokens: list, span: str) -> list:
-    """``[_number(t) for t in tokens]`` for the tokens of a common shape (no exponent, so every
-    float is finite)."""
-    if len(span) > MAX_NUMBER_CHARS and any(len(t) > MAX_NUMBER_CHARS for t in tokens):
-        raise _Reject(f"number with more than {MAX_NUMBER_CHARS} characters")
-    if "." not in span:
-        return list(map(int, tokens))
-    return [float(t) if "." in t else int(t) for t in tokens]
-
-
-_NO_LOOSE: dict = {}  # (never written: shared by the shapes without loose names)
-_LOOSE_ONE = rf"[A-Za-z_][A-Za-z_0-9]*+[ \t]++{_N}{_U}"
-_SHAPE_LOOSE = re.compile(rf"{_S}{_LOOSE_ONE}(?:{_S}[,;]{_S}{_LOOSE_ONE})*+{_S}")
-_LOOSE_PAIR = re.compile(rf"([A-Za-z_][A-Za-z_0-9]*)[ \t]+({_N})")
-
-
-def _read_numbers(text: str) -> list:
-    """The numbers the tokeniser reads in ``text``, a piece of a common shape: integers apart by
-    commas or by spaces are read by int() (which takes the spaces around them), anything else
-    (a dot, a unit, a sign as separator) as _NUM_RE finds it."""
-    if "." not in text and len(text) <= MAX_NUMBER_CHARS:
-        try:
-            return list(map(int, text.split(",") if "," in text else text.split()))
-        except ValueError:
-            pass
-    return _numbers(_NUM_RE.findall(text), text)
-
-
-def common_shape(span: str) -> tuple | None:
-    """``(items, fields, percent, loose)`` as the tokeniser reads ``span`` when it is of a common
-    shape (its ``tails`` and ``clashes`` are then empty), else None. Shapes: numbers, bare or
-    in one bracket with a word before it (``3,-2``, ``[2 0 1]``, ``(240, 130) px``, ``45°``,
-    ``RGB(1, 2, 3)``); bracketed groups (``[[0,3],[2,1]]``, ``(1,2) to (3,4)``); named values
-    (``dx=3, dy=-2``, ``rows=[2,0,1]; cols: 1 2 0``); JSON objects of numbers, alone or listed;
-    names before numbers (``scale 1.2, angle 45°``, the names loose). None for every span that
-    _rewrite would change: no pattern admits a backslash, a '|' or a word after a number, and the
-    shapes with names check for unit suffixes.
-    May raise _Reject (a number too long), as the tokeniser would."""
-    if len(span) > FAST_MAX_CHARS:
-        return None
-    if span.isdigit() and span.isascii() and len(span) <= MAX_NUMBER_CHARS:
-        return [int(span)], {}, False, _NO_LOOSE
-    # the first character rules out most shapes (a failed match costs as much as a good one)
-    first = span.lstrip(" \t")[:1]
-    if first in _STARTS_NUMBER:
-        return _numbers_shape(span)
-    if first == "[" or first == "(":
-        return _numbers_shape(span) or _groups_shape(span) or (_objects_shape(span) if '"' in span else None)
-    if first == "{":
-        return _objects_shape(span) if '"' in span else None
-    if not first or not (first.isascii() and (first.isalpha() or first == "_")):
-        return None
-    if "=" in span or ":" in span:
-        return _named_shape(span)
-    if "[" in span or "(" in span:  # "RGB(1, 2, 3)", "box (1,2) to (3,4)"
-        return _numbers_shape(span) or _groups_shape(span)
-    return _loose_shape(span)
-
-
-_STARTS_NUMBER = frozenset("0123456789+-.")
-
-
-# Spans of these characters only hold numbers for the tokeniser (',' resets nothing there, a sign
-# or dot that starts no number is skipped, '%' is noted, '°' skipped): its numbers are what
-# _NUM_RE finds, whatever the spacing ("3,-2", "1.2.3", "3 - 2"). One bracket pair may enclose them.
-_PLAIN_CHARS = re.compile(r"[ \t]*+([\[(]?+)[-+0-9., \t%\u00b0]*+([\])]?+)[ \t]*+")
-
-
-def _numbers_shape(span: str) -> tuple | None:
-    m = _PLAIN_CHARS.fullmatch(span)
-    if m is not None:
-        opener, closer = m.groups()
-        if (opener == "[") == (closer == "]") and (opener == "(") == (closer == ")"):
-            values = _read_numbers(span[m.end(1):m.start(2)])
-            if not values:
-                return None  # no number: the general route says so
-            if opener:
-                values = [tuple(values) if opener == "[" else Paren(values)]
-            return values, {}, "%" in span, _NO_LOOSE
-    m = _SHAPE_NUMBERS.fullmatch(span)
-    if m is None:
-        return None
-    values = _numbers(_NUM_RE.findall(span), span)
-    if m.group(1) is not None:
-        values = [tuple(values)]
-    elif m.group(2) is not None:
-        values = [Paren(values)]
-    return values, {}, "%" in span, _NO_LOOSE
-
-
-def _named_shape(span: str) -> tuple | None:
-    if _unit_suffix(span):
-        return None  # "theta_deg": rewritten first (_parse), then tokenised
-    if _SHAPE_NAMED.fullmatch(span) is None:
-        return None
-    fields: dict = {}
-    n = 0
-    for name, inner, first, run in _NAMED_PAIR.findall(span):
-        n += 1
-        name = name.lower()
-        if name in UNIT_WORDS:
-            return None  # not a name for the tokeniser: its number is positional
-        if not first:  # name=[...] or name=(...): the list, whole, as a tuple
-            fields[name] = tuple(_read_numbers(inner))
-        elif run:  # "rows: 2 0 3": a run of numbers extends the field into a tuple
-            fields[name] = tuple(_read_numbers(first + run))
-        else:
-            fields[name] = int(first) if "." not in first and len(first) <= MAX_NUMBER_CHARS else _number(first)
-    return None if len(fields) != n else ([], fields, "%" in span, _NO_LOOSE)  # a name twice: the loop
-
-
-def _groups_shape(span: str) -> tuple | None:
-    m = _SHAPE_GROUPS.fullmatch(span)
-    if m is None:
-        return None
-    outer = m.group(1) is not None
-    groups = [Paren(vals) if opener == "(" else tuple(vals)
-              for opener, inner in _GROUP_RE.findall(span[span.index("[") + 1:] if outer else span)
-              for vals in (_read_numbers(inner),)]
-    return ([tuple(groups)] if outer else groups), {}, "%" in span, _NO_LOOSE
-
-
-def _objects_shape(span: str) -> tuple | None:
-    if _unit_suffix(span):
-        return None  # "theta_deg": rewritten first (_parse), then tokenised
-    m = _SHAPE_OBJECTS.fullmatch(span)
-    if m is None:
-        return None
-    objs = []
-    for body in _OBJ_BODY.findall(span):
-        names: dict = {}
-        for key, tok in _KV_PAIR.findall(body):
-            key = key.lower()
-            if key in UNIT_WORDS:
-                return None  # not a name for the tokeniser: its number is positional
-            # (a repeated name keeps its place and takes the last value)
-            names[key] = int(tok) if "." not in tok and len(tok) <= MAX_NUMBER_CHARS else _number(tok)
-        objs.append(names)
-    if m.group(1) is not None:  # one object, not in a list: its names are the fields
-        names = objs[0]
-        return None if len(names) != m.group(1).count(":") else ([], names, False, _NO_LOOSE)
-    return [tuple(Obj(tuple(d.values()), tuple(d)) for d in objs)], {}, False, _NO_LOOSE
-
-
-def _loose_shape(span: str) -> tuple | None:
-    """"scale 1.2, angle 45°": each number positional, its name loose."""
-    if _unit_suffix(span):
-        return None  # rewritten first (_parse), then tokenised
-    if _SHAPE_LOOSE.fullmatch(span) is None:
-        return None
-    loose: dict = {}
-    values = []
-    for name, tok in _LOOSE_PAIR.findall(span):
-        name = name.lower()
-        if name in UNIT_WORDS:
-            return None  # drops out for the tokeniser: its number is unnamed
-        loose.setdefault(name, len(values))
-        values.append(tok)
-    return _numbers(values, span), {}, "%" in span, loose
 
 
 def _parse_tokens(span: str) -> tuple:

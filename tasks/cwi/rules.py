@@ -18,21 +18,18 @@ Rule kinds (all-or-nothing, as the card says):
                   IoU >= ``min_iou``; ``order_free`` matches them in the best order.
 
 Pure: no lmms-eval, no numpy. Every result is a :class:`Score` that says what was read and why.
-Common spellings take a direct route (``answer_parse.common_shape`` + ``_direct_reader``, issue
-16.11) that gives the same ``Score`` as the general reading, only faster.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import (CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, _Reject, common_shape, find_span, frozen_new,
-                           parse_answer,
-                           parse_values)
+from .answer_parse import CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, parse_answer
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -660,26 +657,11 @@ def read_value(rule: Rule, text: str, *, require_span: bool, like=None, context=
         return None, str(exc), parsed.span
 
 
-_gold_cache: dict[int, tuple[Rule, dict]] = {}  # id(rule) -> (rule, {gold string: read_value})
-
-
+@functools.lru_cache(maxsize=8192)
 def _read_gold(rule: Rule, gold: str):
     """read_value of a gold string, cached: a task has few distinct gold strings per run and each
-    is scored many times. Keyed by the rule's identity (a run scores with one Rule object per
-    task, hooks._resolve_rule) since hashing a Rule costs as much as reading a short gold; the
-    entry holds the rule, so its id cannot be reused while cached."""
-    hit = _gold_cache.get(id(rule))
-    if hit is None or hit[0] is not rule:
-        if len(_gold_cache) > 256:
-            _gold_cache.clear()
-        hit = _gold_cache[id(rule)] = (rule, {})
-    golds = hit[1]
-    got = golds.get(gold)
-    if got is None:
-        if len(golds) >= 8192:
-            golds.clear()
-        got = golds[gold] = read_value(rule, gold, require_span=False)
-    return got
+    is scored many times (reading it again would cost as much as the prediction)."""
+    return read_value(rule, gold, require_span=False)
 
 
 def grid_of(doc: Mapping | None) -> dict | None:
@@ -707,381 +689,6 @@ def grid_of(doc: Mapping | None) -> dict | None:
     return None
 
 
-# ---------------------------------------------------------------------------- the direct route
-# Issue 16.11: the common spellings (answer_parse.common_shape) are read straight into the rule's
-# shape by one small function per rule kind, built once per rule, and compared with the gold by a
-# function built once per (rule, gold). A reader returns None whenever the general reading
-# (:func:`_read`) would take any other turn (a gold-dependent or grid reading, JSON objects by
-# name, an unnamed field); the general reading then runs on the same parsed values. It raises
-# _Shape only where the general reading raises the same (a box of 5 numbers, 4 numbers for 3
-# fields). So every Score is what the general route gives (tests/cwi/test_direct_route.py).
-
-
-def _int_of(v):
-    """``_as_int(v)`` where it returns, else None."""
-    if type(v) is int:
-        return v
-    if type(v) is float and v.is_integer():
-        return int(v)
-    return None
-
-
-def _ints_of(values):
-    """``_as_int`` of each of ``values`` when every one is an integer, else None."""
-    out = []
-    for v in values:
-        if type(v) is not int:
-            if type(v) is not float or not v.is_integer():
-                return None
-            v = int(v)
-        out.append(v)
-    return out
-
-
-_LISTS = (tuple, Paren)
-
-
-def _plain(items):
-    """The numbers of ``items`` when they are plain numbers or one bracket of them, and whether
-    that bracket is a Paren; else (None, False)."""
-    if len(items) == 1 and type(items[0]) in _LISTS:
-        vals = items[0]
-        paren = type(vals) is Paren
-    else:
-        vals, paren = items, False
-    for v in vals:
-        if type(v) is not int and type(v) is not float:
-            return None, False
-    return vals, paren
-
-
-def _plain_groups(items):
-    """The groups of ``[[1,2],[3,4]]`` / ``(1,2), (3,4)`` (non-empty, numbers only), else None."""
-    if len(items) == 1 and type(items[0]) is tuple and items[0] and type(items[0][0]) in _LISTS:
-        groups = items[0]
-    elif len(items) >= 2:
-        groups = items
-    else:
-        return None
-    for g in groups:
-        if type(g) not in _LISTS or not g:
-            return None
-        for v in g:
-            if type(v) is not int and type(v) is not float:
-                return None
-    return groups
-
-
-def _direct_int(rule, items, fields, percent, loose, span, like, context):
-    if fields:
-        if items or len(fields) != 1:
-            return None
-        (v,) = fields.values()
-    elif len(items) == 1:
-        v = items[0]
-    else:
-        return None
-    if type(v) in _LISTS and len(v) == 1:
-        v = v[0]
-    return _int_of(v)
-
-
-def _direct_sequence(rule, items, fields, percent, loose, span, like, context):
-    if fields:
-        return None
-    vals, _ = _plain(items)
-    if vals is None:
-        return None
-    ints = _ints_of(vals)
-    return None if ints is None else tuple(ints)
-
-
-def _direct_set(rule, items, fields, percent, loose, span, like, context):
-    if fields:
-        return None
-    vals, paren = _plain(items)
-    if rule.item_size == 1:
-        if vals is None:
-            return None
-        ints = _ints_of(vals)
-        return None if ints is None else tuple(sorted(ints))
-    if rule.item_size != 2:
-        return None
-    if vals is None:
-        groups = _plain_groups(items)
-        if groups is None or any(len(g) != 2 for g in groups):
-            return None
-        cells = []
-        for g in groups:
-            cell = _ints_of(g)
-            if cell is None:
-                return None
-            cells.append(tuple(cell))
-        return ("cells", tuple(sorted(cells)))
-    ints = _ints_of(vals)
-    if ints is None:
-        return None
-    if paren and len(items) == 1 and len(vals) == 2:
-        return ("cells", (tuple(ints),))  # "(0, 3)": one (row, col) cell
-    if like is None or like[0] == "flat":
-        return ("flat", tuple(sorted(ints)))
-    return None  # pairs or flat indices, by the grid: the general reading
-
-
-def _direct_points(rule, items, fields, percent, loose, span, like, context):
-    dims = rule.dims
-    if fields:
-        if dims != 2:
-            return None
-        for names in POINT_NAMES:
-            vals = [fields.get(n) for n in names]
-            if all(v is not None and not isinstance(v, tuple) for v in vals):
-                return (tuple(vals),)
-        return None
-    vals, paren = _plain(items)
-    if vals is not None:
-        if dims == 1 and paren and len(items) == 1 and len(vals) == 2 and (like is None or len(like) == 1):
-            return (tuple(vals),)  # "(-31, 0)" for one ghost
-        if len(vals) % dims:
-            return None
-        return tuple(tuple(vals[i:i + dims]) for i in range(0, len(vals), dims))
-    groups = _plain_groups(items)
-    if groups is None:
-        return None
-    size = 2 if dims == 1 else dims  # 1-D shifts written as (dx, dy) pairs
-    if any(len(g) != size for g in groups):
-        return None
-    return tuple(tuple(g) for g in groups)
-
-
-def _direct_boxes(rule, items, fields, percent, loose, span, like, context):
-    if fields:
-        box = _box_from(*_by_names(fields, BOX_NAMES)) or _box_from(*_by_names(fields, BOX_SIZE_NAMES))
-        return (box,) if box else None
-    vals, _ = _plain(items)
-    if vals is not None:  # flat numbers: boxes of 4
-        if len(vals) % 4:
-            raise _Shape(f"boxes: {len(vals)} numbers do not split into items of 4")
-        return tuple(tuple(vals[i:i + 4]) for i in range(0, len(vals), 4))
-    groups = _plain_groups(items)
-    if groups is None or len(groups) < 2:
-        return _boxes_of(items)  # what _read_boxes reads without fields (raises _Shape as it does)
-    size = len(groups[0])
-    if all(len(g) == size for g in groups):
-        if size == 2 and len(groups) % 2 == 0:  # corner pairs: "(x1,y1) to (x2,y2)", [[x1,y1],[x2,y2]]
-            return tuple(tuple(groups[i]) + tuple(groups[i + 1]) for i in range(0, len(groups), 2))
-        if size == 4:
-            return tuple(tuple(g) for g in groups)
-    bad = next(len(g) for g in groups if len(g) != 4)
-    raise _Shape(f"boxes: expected 4 numbers per item, got {bad}")
-
-
-def _direct_fields_reader(rule: Rule):
-    """The direct reader of a ``fields`` rule, its specs looked at once."""
-    specs = rule.fields
-    # (name, names, type, quarter turns, percent field)
-    plan = [(s.name, s.names(), s.type, s.name in QUARTER_TURN_FIELDS, s.name in PERCENT_FIELDS) for s in specs]
-    grouped_first = len(specs) == 1 and specs[0].type == "number"
-    has_seq = any(s.type == "sequence" for s in specs)
-    n_specs = len(specs)
-
-    def read(rule, items, fields, percent, loose, span, like, context):
-        if grouped_first and "," in span:
-            return None  # maybe one number with thousands separators ("1,234"): the general reading
-        if fields or loose:
-            values = []
-            used = set()
-            for _, names, _, _, _ in plan:
-                for n in names:
-                    if n in fields:
-                        values.append(fields[n])
-                        break
-                    if n in loose:  # "scale 1.2": the number after the name
-                        used.add(loose[n])
-                        values.append(items[loose[n]])
-                        break
-                else:
-                    return None  # a field not named: read by position or missing
-            if len(used) != len(items):
-                return None  # unnamed numbers too: the general reading decides
-        elif has_seq:
-            if len(items) == 1 and isinstance(items[0], tuple) and len(items[0]) == 1 and isinstance(items[0][0], Obj):
-                return None
-            try:
-                values = _sequence_fields(specs, items)
-            except _Shape:
-                return None
-        else:
-            values, _ = _plain(items)
-            if values is None:
-                return None
-            if len(values) != n_specs and (n_specs > 1 or "," not in span):  # (not "1,234")
-                raise _Shape(f"expected {n_specs} values ({', '.join(s.name for s in specs)}), got {len(values)}")
-        if len(values) != n_specs:
-            return None
-        out = {}
-        for (name, _, ftype, quarter, pct), v in zip(plan, values):
-            if ftype == "number":
-                if type(v) is not int and type(v) is not float:
-                    return None
-                if pct and not percent and 0 < abs(v) < 1:
-                    v = v * 100  # "0.375" is a share; "37.5" and "37.5%" are percentages
-                out[name] = v
-            elif ftype == "int":
-                v = _int_of(v)
-                if v is None:
-                    return None
-                if quarter:  # _quarter_turns((v,))[0]
-                    v = (v // 90 if v % 90 == 0 and v != 0 else v) % 4
-                out[name] = v
-            else:
-                v = _ints_of(v) if isinstance(v, tuple) else _ints_of((v,))
-                if v is None:
-                    return None
-                out[name] = _quarter_turns(tuple(v)) if quarter else tuple(v)
-        return out
-
-    return read
-
-
-def _direct_reader(rule: Rule):
-    if rule.kind == "fields":
-        return _direct_fields_reader(rule)
-    return {"int": _direct_int, "sequence": _direct_sequence, "set": _direct_set,
-            "points": _direct_points, "boxes": _direct_boxes}[rule.kind]
-
-
-def _fields_comparator(rule: Rule, gold: dict):
-    """_compare for a ``fields`` rule and one gold, the gold's side of each test worked out once
-    (the same operations in the same order, so the same floating-point results)."""
-    plan = []
-    for spec in rule.fields:
-        g = gold[spec.name]
-        if spec.type in ("int", "sequence"):
-            plan.append((spec.name, True, g, None, None, 0.0))
-            continue
-        g = float(g)
-        if spec.divide_by:
-            g = g / spec.divide_by
-        plan.append((spec.name, False, g, spec.divide_by, spec.circular, max(spec.tol, spec.rel_tol * abs(g)) + 1e-9))
-
-    def compare(pred):
-        bad = None
-        for name, exact, g, div, circ, limit in plan:
-            p = pred[name]
-            if exact:
-                ok = p == g
-            else:
-                p = float(p)
-                if div:
-                    p = p / div
-                diff = abs(p - g)
-                if circ:
-                    diff = math.fmod(diff, circ)
-                    diff = min(diff, circ - diff)
-                ok = diff <= limit
-            if not ok:
-                bad = [name] if bad is None else bad + [name]
-        return (True, "all fields match") if bad is None else (False, f"outside rule: {', '.join(bad)}")
-
-    return compare
-
-
-def _points_comparator(rule: Rule, gold: tuple):
-    """_compare for a ``points`` rule and one gold, the gold's numbers made floats once."""
-    gold_f = [[float(b) for b in g] for g in gold]
-    limit = rule.tol + 1e-9
-    euclidean = rule.metric == "euclidean"
-    n = len(gold)
-
-    def compare(pred):
-        if len(pred) != n:
-            return False, f"expected {n} points, got {len(pred)}"
-        for i, (p, g) in enumerate(zip(pred, gold_f)):
-            p = [float(a) for a in p]
-            if len(p) != len(g):  # a 1-D shift is (dx, 0): compared in the gold's shape
-                p, g = p + [0.0] * (len(g) - len(p)), g + [0.0] * (len(p) - len(g))
-            d = math.dist(p, g) if euclidean else max(abs(a - b) for a, b in zip(p, g))
-            if not d <= limit:
-                return False, f"point {i} off by {d:.3g} > {rule.tol:g}"
-        return True, "all points within tolerance"
-
-    return compare
-
-
-def _comparator(rule: Rule, gold):
-    """A function ``pred -> (ok, reason)`` equal to ``_compare(rule, pred, gold)`` for
-    predictions the direct route reads (or None where it needs the item's grid: use _compare),
-    or None (use _compare)."""
-    if rule.kind in ("int", "sequence") or (rule.kind == "set" and rule.item_size != 2):
-        return lambda pred: (True, "exact match") if pred == gold else (False, "differs from gold")
-    if rule.kind == "set":  # cells: the same kind of reading compares directly
-        kind, cells = gold
-        return lambda pred: (None if pred[0] != kind else
-                             (True, "exact match") if pred[1] == cells else (False, "differs from gold"))
-    try:
-        if rule.kind == "fields":
-            return _fields_comparator(rule, gold)
-        if rule.kind == "points":
-            return _points_comparator(rule, gold)
-    except (OverflowError, ValueError, ZeroDivisionError):
-        return None  # _compare says why, per prediction
-    return None
-
-
-DIRECT_ROUTE = True  # False: every answer goes through parse_answer and _read (the tests compare both)
-_direct_cache: dict[int, tuple] = {}  # id(rule) -> (rule, reader, {gold: (g, why, comparator)})
-
-
-def _direct_entry(rule: Rule, gold: str):
-    hit = _direct_cache.get(id(rule))
-    if hit is None or hit[0] is not rule:
-        if len(_direct_cache) > 256:
-            _direct_cache.clear()
-        hit = _direct_cache[id(rule)] = (rule, _direct_reader(rule), {})
-    golds = hit[2]
-    got = golds.get(gold)
-    if got is None:
-        if len(golds) >= 8192:
-            golds.clear()
-        g, why, _ = _read_gold(rule, gold)
-        got = golds[gold] = (g, why, None if why is not None else _comparator(rule, g))
-    return hit[1], got
-
-
-def _read_prediction(rule: Rule, text, like, context, reader=None):
-    """read_value of a model output: ``(value, None, span, direct)`` or ``(None, reason, span,
-    False)``; ``direct`` says the direct route read it. Spans of a common shape
-    (answer_parse.common_shape) are not tokenised; ``reader`` (_direct_reader) reads them
-    straight into the rule's shape where it can."""
-    span = find_span(text) if isinstance(text, str) and DIRECT_ROUTE else None
-    if span is None:
-        return (*read_value(rule, text, require_span=True, like=like, context=context), False)
-    try:
-        shape = common_shape(span)
-    except _Reject:
-        shape = None
-    if shape is None:
-        parsed = parse_values(span, number_words=True)
-        if not parsed.ok:
-            return None, parsed.reason, span, False
-    else:
-        items, fields, percent, loose = shape
-        if reader is not None:
-            try:
-                value = reader(rule, items, fields, percent, loose, span, like, context)
-            except _Shape as exc:  # raised only where the general reading raises the same
-                return None, str(exc), span, False
-            if value is not None:
-                return value, None, span, True
-        parsed = frozen_new(ParsedAnswer, ok=True, span=span, items=tuple(items), fields=fields, reason="",
-                            loose=dict(loose), tails={}, clashes=set(), percent=percent)
-    try:
-        return _read(rule, parsed, like, context), None, span, False
-    except _Shape as exc:
-        return None, str(exc), span, False
-
-
 # a comma between two digit runs, each not part of a longer comma or dot run: a decimal comma
 # when the answer read with commas between values does not fit the rule's shape ("10,62")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,+\-\u2212])([-+\u2212]?\d+),(\d+)(?![\d.]|,\d)")
@@ -1105,39 +712,23 @@ def score(rule: Rule | Mapping, prediction: str, gold: str, context: Mapping | N
     ``context``: what the item tells about its shape (``grid_of(doc)``), for flat cell indices."""
     if type(rule) is not Rule:
         rule = rule_from_config(rule)
-    if isinstance(gold, str):
-        hit = _direct_cache.get(id(rule))  # (_direct_entry, its common case inline)
-        got = hit[2].get(gold) if hit is not None and hit[0] is rule else None
-        if got is None:
-            reader, got = _direct_entry(rule, gold)
-        else:
-            reader = hit[1]
-        g, why, compare = got
-    else:
-        (g, why, _), reader, compare = read_value(rule, gold, require_span=False), None, None
+    g, why, _ = _read_gold(rule, gold) if isinstance(gold, str) else read_value(rule, gold, require_span=False)
     if why is not None:
-        return frozen_new(Score, correct=False, status=BAD_GOLD, reason=f"gold answer unreadable: {why}",
-                          predicted=None, gold=None, span=None)
-    p, why, span, direct = _read_prediction(rule, prediction, g, context, reader)
+        return Score(False, BAD_GOLD, f"gold answer unreadable: {why}")
+    p, why, span = read_value(rule, prediction, require_span=True, like=g, context=context)
     if (why is not None or (rule.kind in _COUNTED and len(p) != len(g))) and span is not None and "," in span \
             and ", " not in span and (rule.kind in ("fields", "int") or ";" in span):
         # "21,7", "1,77; 1,11": European decimals, when every comma is one and the values are
         # apart by ';' or the rule reads a fixed number of values (a list's count is the answer's)
         alt, n = _DECIMAL_COMMA.subn(r"\1.\2", span)
         if n == span.count(","):
-            q, alt_why, _, alt_direct = _read_prediction(rule, OPEN_TAG + alt + CLOSE_TAG, g, context, reader)
+            q, alt_why, _ = read_value(rule, OPEN_TAG + alt + CLOSE_TAG, require_span=True, like=g, context=context)
             if alt_why is None and _fits(rule, q, g):  # only that reading fits the asked shape
-                p, why, direct = q, None, alt_direct
+                p, why = q, None
     if why is not None:
-        return frozen_new(Score, correct=False, status=UNPARSABLE, reason=why, predicted=None, gold=g, span=span)
+        return Score(False, UNPARSABLE, why, None, g, span)
     try:
-        verdict = compare(p) if direct and compare is not None else None
-        ok, reason = verdict if verdict is not None else _compare(rule, p, g, context)
+        ok, reason = _compare(rule, p, g, context)
     except (OverflowError, ValueError, ZeroDivisionError) as exc:  # 1e200-sized numbers: a wrong answer
         ok, reason = False, f"cannot compare with the gold: {type(exc).__name__}: {exc}"
-    result = _new_object(Score)  # frozen_new(Score, ...), inline
-    result.__dict__.update(correct=ok, status=OK, reason=reason, predicted=p, gold=g, span=span)
-    return result
-
-
-_new_object = object.__new__
+    return Score(ok, OK, reason, p, g, span)
