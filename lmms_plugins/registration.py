@@ -61,6 +61,11 @@ def install_hooks() -> None:
         if os.environ.get(NO_TASK_HOOK_ENV, "") not in ("1", "true", "yes"):
             _when_imported(_TASKS_MODULE, _patch_task_manager)
         _when_imported(_API_TASK_MODULE, _patch_api_task)
+        # the end of a run: task names during aggregation, the last lines after the table (harness.py)
+        from lmms_plugins import harness
+
+        _when_imported("lmms_eval.evaluator_utils", harness.patch_evaluator_utils)
+        _when_imported("lmms_eval.utils", harness.patch_utils)
     except Exception as exc:  # never break lmms-eval's start-up
         _warn(f"install its task hook ({exc!r})")
 

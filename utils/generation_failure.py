@@ -1,17 +1,26 @@
 """Recognise a failed generation, so that it is never scored as the model's answer.
 
-lmms-eval 0.7.3's wrappers do not raise when a request fails; they answer with text instead:
+lmms-eval 0.7.3's wrappers do not raise when a request fails; they answer with text instead.
+Every such marker in its source (``grep -rn '"\\[[A-Z_]' lmms_eval/models``; lines as in 0.7.3):
 
-* ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``: ``openai`` / ``async_openai`` (chat and
-  simple) and ``gemini`` after their retries, e.g. a dead server or an 8k-context vLLM that rejects
-  a ``max_new_tokens`` of 16384 with HTTP 400;
-* ``[GENERATION_FAILED] <error>``: the generation API and world-model wrappers (generation_api,
-  diffusers_wm_base, cosmos_wm, magi1_wm, wan2_1_t2i);
-* ``[ERROR] <what>``: the same wrappers for a request they could not build;
-* ``""``: qwen_image_edit, gpt4v, qwen_vl_api, gpt4o_audio when a request fails.
+* ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``: models/simple/openai.py:377,
+  models/chat/openai.py:146, models/chat/async_openai.py:375, models/simple/gemini.py:483,
+  models/chat/gemini.py:225 (after their retries: a dead server, an 8k-context vLLM that rejects
+  ``max_new_tokens`` 16384 with HTTP 400, ...);
+* ``[LMMS_EVAL_BUDGET_EXCEEDED]``: models/chat/openai.py:243, models/chat/async_openai.py:354,
+  models/chat/gemini.py:288 (``--max_tokens_budget`` spent: the request was never sent);
+* ``[GENERATION_FAILED] <error>``: models/simple/generation_api.py:693 and :785,
+  diffusers_wm_base.py:378, cosmos_wm.py:1353 and :1454, magi1_wm.py:575, :579, :625, :629,
+  wan2_1_t2i.py:164;
+* ``[ERROR] <what>``: generation_api.py:712, :828, :831, :857, diffusers_wm_base.py:387, :398,
+  cosmos_wm.py:1463, magi1_wm.py:712, :737, :740, :750, wan2_1_t2i.py:141 (a request they could
+  not build);
+* ``""``: models/chat/openai.py:237 (a payload it could not build), qwen_image_edit, gpt4v,
+  qwen_vl_api, gpt4o_audio when a request fails.
 
-``[SAFETY_BLOCKED:...]`` (gemini) is *not* a failure here: the provider declined, which is the
-model side's answer (a DoD refusal for another reason than infeasibility).
+``[SAFETY_BLOCKED:...]`` (gemini: models/simple/gemini.py:88, :471, models/chat/gemini.py:213) is
+*not* a failure here: the provider declined, which is the model side's answer (a DoD refusal for
+another reason than infeasibility).
 
 The same markers are recognised inside the unified image-model form ``{"text", "images"}``.
 :func:`detect` is pure and never raises; :func:`warn_once` prints the one end-of-run warning of
@@ -29,7 +38,7 @@ from typing import Any, Iterable
 from lmms_plugins.utils.status import GENERATION_FAILED
 
 #: Prefixes of lmms-eval 0.7.3's failure answers (matched at the start of the stripped text).
-MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[GENERATION_FAILED]", "[ERROR]")
+MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]", "[GENERATION_FAILED]", "[ERROR]")
 _REASON_CHARS = 300
 
 
@@ -114,23 +123,13 @@ def summary(items: Iterable[Any]) -> tuple[int, int, str]:
     return failed, total, first
 
 
-def calling_task_name(max_depth: int = 25) -> str | None:
-    """The lmms-eval task being aggregated, read from the caller's stack (0.7.3 passes no name).
+def calling_task_name() -> str | None:
+    """The lmms-eval task being aggregated: set by lmms_plugins/harness.py around lmms-eval's
+    aggregation of each task (lmms-eval 0.7.3 hands an aggregation only its items); None outside
+    it (lm-eval, a test calling an aggregation). Only a label: no score depends on it."""
+    from lmms_plugins.utils.run_summary import current_task
 
-    Only the label of :func:`warn_once`'s line; no score depends on it. It stays a stack reader
-    because the aggregations that call it are shared by every task of a benchmark (one function
-    in the template's ``metric_list``) and lmms-eval hands an aggregation only the items; falls
-    back to the caller's label."""
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        if frame is None:
-            return None
-        obj = frame.f_locals.get("self")
-        name = getattr(obj, "task_name", None)
-        if isinstance(name, str) and name:
-            return name
-        frame = frame.f_back
-    return None
+    return current_task()
 
 
 def warn_once(items: list, label: str) -> str | None:

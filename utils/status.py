@@ -55,11 +55,30 @@ def status_counts(items: Iterable[Any]) -> Counter:
     return Counter(_status(i) for i in items)
 
 
+def task_label(name: str) -> str:
+    """``<task>: <name>`` while lmms-eval aggregates a task (lmms_plugins/harness.py names it), else ``name``."""
+    from lmms_plugins.utils.run_summary import current_task
+
+    task = current_task()
+    return f"{task}: {name}" if task and not name.startswith(task) else name
+
+
+def generated(items: Iterable[Any]) -> list:
+    """The items whose generation did not fail (status other than ``generation_failed``)."""
+    return [i for i in items if _status(i) != GENERATION_FAILED]
+
+
+def nothing_generated(items: list) -> bool:
+    """True when there are items and every one failed on the model side: a metric over them has
+    no sample to stand on (it is NaN, not its best or worst value)."""
+    return bool(items) and not generated(items)
+
+
 def report(name: str, items: list) -> str:
     """Log one line with the status counts of a metric's samples; return it."""
     counts = status_counts(items)
     parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (kv[0] != OK, kv[0])))
-    line = f"[lmms_plugins] {name}: {len(items)} samples: {parts}"
+    line = f"[lmms_plugins] {task_label(name)}: {len(items)} samples: {parts}"
     # printed, not logged: lmms-eval's log level hides INFO, and these counts must be seen
     print(line, file=sys.stderr)
     for ex in [i for i in items if _status(i) != OK][:3]:
@@ -72,9 +91,10 @@ def mean(items: list, name: str = "metric") -> float:
 
     Pending samples are kept in the denominator on purpose (as the DoD paper does): a run whose
     judge failed shows a lower score *and* a status count, never a silently smaller sample.
+    NaN when there are no items, or when every item's generation failed (nothing to stand on).
     """
     report(name, items)
-    if not items:
+    if not items or nothing_generated(items):
         return float("nan")
     return sum((_value(i) or 0.0) for i in items) / len(items)
 

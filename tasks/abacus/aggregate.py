@@ -13,12 +13,21 @@ Per set of edits (one operation x tier, an operation, or everything):
 A sample that could not be scored (value None: unknown category, detector error, missing data)
 counts as 0 in every mean and is counted by status, as everywhere in this package: a run with
 problems shows a lower score and says why, never a silently smaller sample.
+
+A sample whose generation failed (status ``generation_failed``: no edit came back) is left out of
+every mean, as the official evaluator scores only the edits it finds (one folder per edit, with
+its ``after.jpg``); ``n`` counts the edits scored, ``coverage`` = n / all samples says how many
+that is, and ``status_counts`` counts every sample. With no edit at all every mean is NaN.
+An edit the model did return but that is no usable image (``missing_image``, ``bad_image``...)
+stays in, scored 0: that is the model's answer.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
+
+from lmms_plugins.utils.status import GENERATION_FAILED
 
 COLUMNS = ("cf", "sc", "oc", "edit_score", "exact")
 N_RESAMPLES = 1000
@@ -34,7 +43,8 @@ class Leaderboard:
     edit_score: float  # mean of per-edit CF.SC.OC
     exact_count: float  # share of edits with exactly K delivered
     ci95: dict  # name -> [lo, hi]
-    status_counts: dict
+    status_counts: dict  # every sample, generation failures included
+    coverage: float = 1.0  # n / all samples: the share whose generation did not fail (NaN without samples)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -58,9 +68,12 @@ def leaderboard(items: list[dict], n_resamples: int = N_RESAMPLES) -> Leaderboar
     import numpy as np
 
     counts = dict(sorted(Counter(str(i.get("status", "ok")) for i in items).items()))
+    everything = len(items)
+    items = [i for i in items if i.get("status") != GENERATION_FAILED]  # the edits that came back
+    nan = float("nan")
+    coverage = len(items) / everything if everything else nan
     if not items:
-        nan = float("nan")
-        return Leaderboard(0, nan, nan, nan, nan, nan, nan, {}, counts)
+        return Leaderboard(0, nan, nan, nan, nan, nan, nan, {}, counts, coverage)
     data = np.array([_row(i) for i in items], dtype=float)
     means = data.mean(axis=0)
     stats = {
@@ -82,21 +95,26 @@ def leaderboard(items: list[dict], n_resamples: int = N_RESAMPLES) -> Leaderboar
         exact_count=float(means[4]),
         ci95=ci,
         status_counts=counts,
+        coverage=coverage,
     )
 
 
 def pool(parts: list[dict]) -> dict:
     """Exact pooled leaderboard of several sets from their ``Leaderboard.as_dict()`` alone.
 
-    Means pool by size, so the pooled factor means and Score are exact; bootstrap intervals need
+    Means pool by the number of edits scored (``n``), so the pooled factor means and Score are exact; bootstrap intervals need
     the edits themselves and are left out here (``leaderboard.py`` computes them from samples).
     """
-    parts = [p for p in parts if isinstance(p, dict) and p.get("n")]
-    n = sum(p["n"] for p in parts)
-    if not n:
-        return {"n": 0}
-    mean = {k: sum(p[k] * p["n"] for p in parts) / n for k in ("cf", "sc", "oc", "edit_score", "exact_count")}
+    parts = [p for p in parts if isinstance(p, dict)]
     counts: Counter = Counter()
     for p in parts:
-        counts.update(p.get("status_counts", {}))
-    return {"n": n, **mean, "score": mean["cf"] * mean["sc"] * mean["oc"], "status_counts": dict(sorted(counts.items()))}
+        counts.update(p.get("status_counts") or {})
+    everything = sum(counts.values())
+    coverage = (everything - counts.get(GENERATION_FAILED, 0)) / everything if everything else float("nan")
+    parts = [p for p in parts if p.get("n")]
+    n = sum(p["n"] for p in parts)
+    if not n:
+        return {"n": 0, "status_counts": dict(sorted(counts.items())), "coverage": coverage}
+    mean = {k: sum(p[k] * p["n"] for p in parts) / n for k in ("cf", "sc", "oc", "edit_score", "exact_count")}
+    return {"n": n, **mean, "score": mean["cf"] * mean["sc"] * mean["oc"], "status_counts": dict(sorted(counts.items())),
+            "coverage": coverage}

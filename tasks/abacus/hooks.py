@@ -26,6 +26,8 @@ METRICS = (
     "abacus_score",
     "abacus_edit_score",
     "abacus_exact_count",
+    "abacus_coverage",
+    "generation_failure_rate",
     "abacus_leaderboard",
 )
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -178,6 +180,9 @@ def process_results(doc: Mapping, results: list) -> dict:
         "abacus_score": one(r.score, **factors),
         "abacus_edit_score": one(r.score),
         "abacus_exact_count": one(exact),
+        # the samples every mean above stands on: those whose generation did not fail
+        "abacus_coverage": one(0.0 if r.status == status.GENERATION_FAILED else 1.0),
+        "generation_failure_rate": one(1.0 if r.status == status.GENERATION_FAILED else 0.0),
         "abacus_leaderboard": one(r.score, **detail),
     }
 
@@ -190,27 +195,33 @@ def _score_se(items) -> float | None:
     linearisation z_i = sc.oc cf_i + cf.oc sc_i + cf.sc oc_i, a mean whose value is 3 x Score."""
     from lmms_plugins.utils.stderr import mean_se
 
-    rows = [[float(i.get(k) or 0.0) for k in ("cf", "sc", "oc")] for i in items if isinstance(i, dict)]
+    rows = [[float(i.get(k) or 0.0) for k in ("cf", "sc", "oc")] for i in status.generated(items) if isinstance(i, dict)]
     if len(rows) < 2:
         return None
     cf, sc, oc = (sum(r[j] for r in rows) / len(rows) for j in range(3))
     return mean_se([sc * oc * r[0] + cf * oc * r[1] + cf * sc * r[2] for r in rows])
 
 
-# one aggregation per metric of the YAML, named aggregate_<metric> (utils/aggregation.py)
-aggregate_count_fidelity = aggregation.mean("aggregate_count_fidelity", "abacus_count_fidelity")
-aggregate_scene_consistency = aggregation.mean("aggregate_scene_consistency", "abacus_scene_consistency")
-aggregate_conservation = aggregation.mean("aggregate_conservation", "abacus_conservation")
-aggregate_edit_score = aggregation.mean("aggregate_edit_score", "abacus_edit_score")
-aggregate_exact_count = aggregation.mean("aggregate_exact_count", "abacus_exact_count")
+# one aggregation per metric of the YAML, named aggregate_<metric> (utils/aggregation.py). Every mean is
+# over the edits that came back: a failed generation is left out (README.md, "Failed generations"),
+# and abacus_coverage / generation_failure_rate say how many that is.
+aggregate_count_fidelity = aggregation.mean("aggregate_count_fidelity", "abacus_count_fidelity", failed="exclude")
+aggregate_scene_consistency = aggregation.mean("aggregate_scene_consistency", "abacus_scene_consistency", failed="exclude")
+aggregate_conservation = aggregation.mean("aggregate_conservation", "abacus_conservation", failed="exclude")
+aggregate_edit_score = aggregation.mean("aggregate_edit_score", "abacus_edit_score", failed="exclude")
+aggregate_exact_count = aggregation.mean("aggregate_exact_count", "abacus_exact_count", failed="exclude")
+aggregate_coverage = aggregation.failure_rate("aggregate_coverage", generated=True,
+                                              doc="Share of the samples whose edit came back (generation did not fail).")
+aggregate_generation_failure_rate = aggregation.failure_rate("aggregate_generation_failure_rate")
 
 
 def _score(items):
-    """Leaderboard Score: product of the factor means (not the mean of per-edit products)."""
+    """Leaderboard Score: product of the factor means (not the mean of per-edit products), over the
+    edits that came back (NaN when none did)."""
     from lmms_plugins.tasks.abacus.aggregate import leaderboard
 
     status.report("abacus_score", items)
-    return leaderboard(items, n_resamples=0).score if items else float("nan")
+    return leaderboard(items, n_resamples=0).score
 
 
 aggregate_score = aggregation.named("aggregate_score", _score, se=_score_se)

@@ -239,8 +239,9 @@ def _of_tier(tier: str):
 
 
 # one aggregation per metric of the YAML, named aggregate_<metric> (utils/aggregation.py)
-aggregate_accuracy = aggregation.named("aggregate_accuracy", _accuracy, se=lambda items: mean_se(values_of(items)),
-                                       doc="cwi accuracy: mean over the items (pending counts 0), with its standard error.")
+aggregate_accuracy = aggregation.named(
+    "aggregate_accuracy", _accuracy, se=lambda items: None if status.nothing_generated(items) else mean_se(values_of(items)),
+    doc="cwi accuracy: mean over the items (a failed generation counts 0; NaN when none was generated), with its standard error.")
 # accuracy over the items of one tier (NaN when the split has none)
 aggregate_accuracy_easy = aggregation.mean("aggregate_accuracy_easy", "cwi accuracy_easy", keep=_of_tier("easy"))
 aggregate_accuracy_medium = aggregation.mean("aggregate_accuracy_medium", "cwi accuracy_medium", keep=_of_tier("medium"))
@@ -248,6 +249,6 @@ aggregate_accuracy_hard = aggregation.mean("aggregate_accuracy_hard", "cwi accur
 aggregate_accuracy_expert = aggregation.mean("aggregate_accuracy_expert", "cwi accuracy_expert", keep=_of_tier("expert"))
 aggregate_extraction_failure_rate = aggregation.mean("aggregate_extraction_failure_rate", "cwi extraction_failure_rate")
 aggregate_failure_rate = aggregate_extraction_failure_rate  # its name before #18, for task YAMLs users wrote then
-aggregate_generation_failure_rate = aggregation.mean(
-    "aggregate_generation_failure_rate", "cwi generation_failure_rate",
+aggregate_generation_failure_rate = aggregation.failure_rate(
+    "aggregate_generation_failure_rate",
     doc="Share of items whose generation failed (scored 0 in every accuracy, not unparsable).")

@@ -34,8 +34,9 @@ log = logging.getLogger("lmms_plugins.dod")
 _HERE = Path(__file__).resolve().parent
 SETTINGS = ("no_hint", "decline_hint")
 RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
-# the rates, then one row of their counts, the run's facts and the requests per status
-METRIC_NAMES = RATE_NAMES + ["dod_breakdown", "dod_run", "sample_statuses"]
+# the rates, the share of failed generations, then one row of their counts, the run's facts and
+# the requests per status
+METRIC_NAMES = RATE_NAMES + ["generation_failure_rate", "dod_breakdown", "dod_run", "sample_statuses"]
 ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
 # judge-free mode, a response mainly (or partly, after its conclusion) in a language the refusal rules do
 # not cover: every refusal metric of the request is pending (README "Languages")
@@ -396,6 +397,7 @@ def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> di
         o = M.outcome(m, rec)
         out[m] = st.sample(o.value, o.status, o.reason, rec.case_id, applicable=o.applicable, record=slim)
     out[FULL_RECORD_METRIC] = st.sample(None, rec.status, rec.reason, rec.case_id, applicable=False, record=full)
+    out["generation_failure_rate"] = st.sample(1.0 if rec.status == st.GENERATION_FAILED else 0.0, rec.status, "", rec.case_id)
     for m in METRIC_NAMES:
         if m not in out:  # the sample's reason is on dod_run
             out[m] = st.sample(None, rec.status, "", rec.case_id, applicable=False, record=slim)
@@ -441,10 +443,10 @@ def _rate(metric: str):
 
     def se(items: list) -> float | None:
         t = _tally(metric, items)
-        return rate_se(t.success, t.total)
+        return rate_se(t.success, t.total) if t.reviewed else None
 
     return aggregation.named(f"aggregate_{metric}", rate, se=se,
-                             doc=f"{metric}: success / total, pending kept in the denominator.")
+                             doc=f"{metric}: success / total, pending kept in the denominator; NaN when none was reviewed.")
 
 
 # one aggregation per metric of _default_template_yaml, named aggregate_<metric> (utils/aggregation.py)
@@ -454,6 +456,8 @@ aggregate_D_lenient = _rate("D_lenient")
 aggregate_D_f = _rate("D_f")
 aggregate_pair_success = _rate("pair_success")
 aggregate_pair_behaviour = _rate("pair_behaviour")
+# requests whose generation failed: pending in every rate above (README.md, "Failed generations")
+aggregate_generation_failure_rate = aggregation.failure_rate("aggregate_generation_failure_rate")
 
 
 def aggregate_breakdown(items: list) -> dict:
@@ -472,7 +476,7 @@ def aggregate_run(items: list) -> dict:
     warn_once(items, "dod")
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
-        print(f"[lmms_plugins] dod: {line}", file=sys.stderr)
+        print(f"[lmms_plugins] {st.task_label('dod')}: {line}", file=sys.stderr)
     facts = {**M.run_facts(records), "data_problems": _data_problems()}
     kept = {k: v for k, v in facts.items() if k == "samples" or v}
     return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading()}

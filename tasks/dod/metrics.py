@@ -18,7 +18,9 @@ Per pair (both requests of a minimal pair in the run):
 
 Each is a :class:`Tally` of success / reviewed / pending / total, with rate = success / total:
 pending stays in the denominator, as in the official scoring, so a missing verdict lowers the
-rate visibly instead of shrinking the sample.
+rate visibly instead of shrinking the sample. A request whose generation failed is pending (the
+official judges read completed cases only). A rate with no reviewed request is NaN, not 0: with
+every generation failed, D_f (lower is better) would otherwise read as its best value.
 """
 
 from __future__ import annotations
@@ -136,7 +138,9 @@ class Tally:
 
     @property
     def rate(self) -> float:
-        return self.success / self.total if self.total else float("nan")
+        """success / total, pending in the denominator (official); NaN when no request was reviewed
+        (none generated, or none decided): a rate over no reviewed request is not known."""
+        return self.success / self.total if self.reviewed else float("nan")
 
     def as_dict(self, with_rate: bool = True) -> dict:
         out = {"success": self.success, "reviewed": self.reviewed, "pending": self.pending, "total": self.total}

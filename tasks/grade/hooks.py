@@ -26,7 +26,8 @@ from lmms_plugins.utils import status as st
 
 log = logging.getLogger("lmms_plugins.grade")
 
-METRICS = ("grade_strict", "grade_lenient", "grade_reasoning", "grade_consistency", "grade_readability", "grade_breakdown")
+METRICS = ("grade_strict", "grade_lenient", "grade_reasoning", "grade_consistency", "grade_readability",
+           "generation_failure_rate", "grade_breakdown")
 MISSING_VERDICT = "missing_verdict"
 
 
@@ -112,6 +113,7 @@ def _record(doc, state: str, reason: str, *, R, C, L, **extra) -> dict:
         "grade_readability": None if L is None else 50.0 * L,
         "grade_lenient": None,
         "grade_breakdown": 100.0 if score.strict else 0.0,
+        "generation_failure_rate": 1.0 if state == st.GENERATION_FAILED else 0.0,
     }
     if R is not None and L is not None and (C is not None or not score.c_applicable):
         # the official per-sample relaxed score (0.8/0.2 when consistency does not apply);
@@ -280,10 +282,39 @@ def _se(name: str):
     return se
 
 
+#: the judged dimensions each score needs (C only where the sample's consistency type applies)
+_NEEDS = {"strict": "RCL", "lenient": "RCL", "reasoning": "R", "consistency": "C", "readability": "L"}
+
+
+def _stands_on(name: str, items: list) -> int:
+    """Samples that were generated and have every dimension ``grade_<name>`` needs decided.
+
+    A failed generation counts 0 in every score (the paper averages over all N samples), but a
+    score none of whose samples was generated and judged is not a number: NaN, not 0."""
+    n = 0
+    for s in _samples(items):
+        if s.status == st.GENERATION_FAILED:
+            continue
+        dims = {"R": s.R, "C": s.C if s.c_applicable else 0, "L": s.L}
+        if name == "consistency" and not s.c_applicable:
+            continue
+        n += all(dims[d] is not None for d in _NEEDS[name])
+    return n
+
+
 def _dimension(name: str):
-    """The aggregation of ``grade_<name>``: that score of the whole run, with its standard error."""
-    return aggregation.named(f"aggregate_{name}", lambda items: getattr(_overall(items, f"grade_{name}"), name),
-                             se=_se(name), doc=f"grade_{name} of the run (scoring.score_group), with its standard error.")
+    """The aggregation of ``grade_<name>``: that score of the whole run, with its standard error;
+    NaN when no generated sample has the judged dimensions it needs."""
+
+    def compute(items):
+        value = getattr(_overall(items, f"grade_{name}"), name)
+        return value if _stands_on(name, items) else float("nan")
+
+    def se(items):
+        return _se(name)(items) if _stands_on(name, items) else None
+
+    return aggregation.named(f"aggregate_{name}", compute, se=se,
+                             doc=f"grade_{name} of the run (scoring.score_group), with its standard error.")
 
 
 # one aggregation per metric of grade.yaml, named aggregate_<metric> (utils/aggregation.py)
@@ -292,6 +323,7 @@ aggregate_lenient = _dimension("lenient")
 aggregate_reasoning = _dimension("reasoning")
 aggregate_consistency = _dimension("consistency")
 aggregate_readability = _dimension("readability")
+aggregate_generation_failure_rate = aggregation.failure_rate("aggregate_generation_failure_rate")
 
 
 def aggregate_breakdown(items):
@@ -304,7 +336,7 @@ def aggregate_breakdown(items):
     warn_once(items, "grade")  # once per task: this metric is aggregated once
     samples = _samples(items, "grade_breakdown")
     for line in breakdown_lines(samples):  # printed: lmms-eval's log level hides INFO
-        print(f"[lmms_plugins] grade: {line}", file=sys.stderr)
+        print(f"[lmms_plugins] {st.task_label('grade')}: {line}", file=sys.stderr)
     overall = score_group(samples, n_resamples=0)
     return {"n": overall.n, "n_consistency": overall.n_consistency, "status_counts": dict(overall.status_counts)}
 

@@ -8,6 +8,7 @@ end-of-run warning. The real-CLI runs are in tests/foundation/test_generation_fa
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -43,6 +44,58 @@ ANSWERS = [
     '{"text": "I will draw the square to the rig',  # broken JSON: unparsable, the benchmark's call
     "{not json at all",
 ]
+
+
+# Every marker lmms-eval 0.7.3 writes for a request it could not complete, by the source line that
+# writes it (models/...; the test reads the installed source, so a moved or reworded marker fails here)
+SOURCE_MARKERS = [
+    ("models/simple/openai.py", 377, "[LMMS_EVAL_REQUEST_FAILED after 3 retries] Error code: 500"),
+    ("models/chat/openai.py", 146, "[LMMS_EVAL_REQUEST_FAILED after 5 retries] Connection error."),
+    ("models/chat/async_openai.py", 375, "[LMMS_EVAL_REQUEST_FAILED after 5 retries] timed out"),
+    ("models/simple/gemini.py", 483, "[LMMS_EVAL_REQUEST_FAILED after 5 retries] 429 quota"),
+    ("models/chat/gemini.py", 225, "[LMMS_EVAL_REQUEST_FAILED after 5 retries] 503"),
+    ("models/chat/openai.py", 243, "[LMMS_EVAL_BUDGET_EXCEEDED]"),
+    ("models/chat/async_openai.py", 354, "[LMMS_EVAL_BUDGET_EXCEEDED]"),
+    ("models/chat/gemini.py", 288, "[LMMS_EVAL_BUDGET_EXCEEDED]"),
+    ("models/simple/generation_api.py", 693, "[GENERATION_FAILED] HTTP 502"),
+    ("models/simple/generation_api.py", 785, "[GENERATION_FAILED] job failed"),
+    ("models/simple/diffusers_wm_base.py", 378, "[GENERATION_FAILED] CUDA out of memory"),
+    ("models/simple/cosmos_wm.py", 1353, "[GENERATION_FAILED] timeout"),
+    ("models/simple/cosmos_wm.py", 1454, "[GENERATION_FAILED] RuntimeError"),
+    ("models/simple/magi1_wm.py", 575, "[GENERATION_FAILED] MAGI-1 produced no output"),
+    ("models/simple/magi1_wm.py", 579, "[GENERATION_FAILED] ValueError"),
+    ("models/simple/magi1_wm.py", 625, "[GENERATION_FAILED] MAGI-1 produced no output"),
+    ("models/simple/magi1_wm.py", 629, "[GENERATION_FAILED] OSError"),
+    ("models/simple/wan2_1_t2i.py", 164, "[GENERATION_FAILED] OOM"),
+    ("models/simple/generation_api.py", 712, "[ERROR] conditioning video not found (doc key 'video'): None"),
+    ("models/simple/generation_api.py", 828, "[ERROR] doc lookup failed"),
+    ("models/simple/generation_api.py", 831, "[ERROR] Empty prompt"),
+    ("models/simple/generation_api.py", 857, "[ERROR] Unknown"),
+    ("models/simple/diffusers_wm_base.py", 387, "[ERROR] Empty prompt"),
+    ("models/simple/diffusers_wm_base.py", 398, "[ERROR] Unknown"),
+    ("models/simple/cosmos_wm.py", 1463, "[ERROR] Unknown"),
+    ("models/simple/magi1_wm.py", 712, "[ERROR] No conditioning input"),
+    ("models/simple/magi1_wm.py", 737, "[ERROR] Failed to save conditioning frames"),
+    ("models/simple/magi1_wm.py", 740, "[ERROR] Fallback conditioning failed: boom"),
+    ("models/simple/magi1_wm.py", 750, "[ERROR] Unknown"),
+    ("models/simple/wan2_1_t2i.py", 141, "[ERROR] Empty prompt: doc_id=3"),
+    ("models/chat/openai.py", 237, ""),  # a payload it could not build: an empty answer
+]
+
+
+@pytest.mark.parametrize("path, line, raw", SOURCE_MARKERS, ids=[f"{p}:{n}" for p, n, _ in SOURCE_MARKERS])
+def test_every_marker_lmms_eval_writes_is_generation_failed(path, line, raw):
+    import lmms_eval
+
+    source = (Path(lmms_eval.__file__).parent / path).read_text(encoding="utf-8").splitlines()[line - 1]
+    marker = raw.split("]")[0] + "]" if raw else 'text=""'
+    head = marker.split(" after ")[0]  # "[LMMS_EVAL_REQUEST_FAILED after {n} retries]" is an f-string there
+    assert head in source, (path, line, source)
+    for form in (raw, json.dumps({"text": raw, "images": []})):
+        failure = gf.detect(form)
+        assert failure is not None and failure.kind == ("marker" if raw else "empty"), form
+    # the budget marker alone, and any of them in the image-model form, never reads as an answer
+    assert gf.detect(raw + "\n") is not None
 
 
 @pytest.mark.parametrize("raw, kind", [(f, "marker") for f in FAILURES] + [(e, "empty") for e in EMPTY])
@@ -94,6 +147,12 @@ def test_cwi_failure_is_generation_failed_not_unparsable():
     assert ok["accuracy"]["value"] == 1.0 and ok["generation_failure_rate"]["value"] == 0.0
     items = [out["generation_failure_rate"], ok["generation_failure_rate"]]
     assert hooks.aggregate_generation_failure_rate(items) == 0.5
+    # nothing generated: no accuracy nor extraction rate to print, only the failure rate
+    failed = [hooks.process_results(doc, ["[LMMS_EVAL_BUDGET_EXCEEDED]"], rule=rule) for _ in range(3)]
+    for metric in ("accuracy", "accuracy_hard", "extraction_failure_rate"):
+        assert math.isnan(getattr(hooks, f"aggregate_{metric}")([o[metric] for o in failed])), metric
+    assert hooks.aggregate_generation_failure_rate([o["generation_failure_rate"] for o in failed]) == 1.0
+    assert hooks.aggregate_accuracy([o["accuracy"] for o in failed + [ok]]) == 0.25  # failures count 0 (the card)
 
 
 # ----------------------------------------------------------------------------- DoD
@@ -129,7 +188,31 @@ def test_dod_failure_is_neither_a_decline_nor_an_edit(dod_docs):
     from lmms_plugins.tasks.dod.metrics import summarize
 
     assert summarize(hooks._records(items))["D_strict"]["statuses"] == {GENERATION_FAILED: total}
-    assert hooks.aggregate_D_strict(items) == 0.0
+    assert math.isnan(hooks.aggregate_D_strict(items))  # no request reviewed: not known, not 0
+
+
+def test_dod_with_every_generation_failed_prints_no_rate(dod_docs):
+    """12 of 12 failed: D_f (lower is better) must not read 0.0 ± 0, nor E / D 0 as measurements."""
+    from lmms_plugins.tasks.dod import hooks
+    from lmms_plugins.utils.stderr import install  # noqa: F401  (the aggregations' standard errors)
+
+    outs = [hooks.process_results(d, ["[LMMS_EVAL_BUDGET_EXCEEDED]"]) for d in dod_docs.values()]
+    assert len(outs) == 12
+    for metric in ("E", "D_strict", "D_lenient", "D_f", "pair_success", "pair_behaviour"):
+        items = [o[metric] for o in outs]
+        agg = getattr(hooks, f"aggregate_{metric}")
+        assert math.isnan(agg(items)), metric
+        from lmms_plugins.utils.stderr import ATTR
+
+        assert getattr(agg, ATTR)(items) is None, metric  # no standard error either: N/A in the table
+    assert hooks.aggregate_generation_failure_rate([o["generation_failure_rate"] for o in outs]) == 1.0
+    # half failed, half declined: the official rate, pending in the denominator, and the share beside it
+    half = [hooks.process_results(d, ["[GENERATION_FAILED] x" if i % 4 < 2 else "There is no valid solution: "
+                                           "the requested object is not in the image, so this edit is impossible."])
+            for i, d in enumerate(dod_docs.values())]
+    assert hooks.aggregate_generation_failure_rate([o["generation_failure_rate"] for o in half]) == 0.5
+    success, pending, total = hooks.aggregate_breakdown([o["D_lenient"] for o in half])["D_lenient"]
+    assert pending > 0 and hooks.aggregate_D_lenient([o["D_lenient"] for o in half]) == success / total
 
 
 # ----------------------------------------------------------------------------- ABACUS
@@ -147,6 +230,44 @@ def test_abacus_failure_scores_zero_under_its_own_status():
     assert "maximum context length" in out["abacus_leaderboard"]["reason"]
     board = hooks.aggregate_leaderboard([out["abacus_leaderboard"]])
     assert board["status_counts"] == {GENERATION_FAILED: 1}
+    assert board["n"] == 0 and board["coverage"] == 0.0 and math.isnan(board["score"])
+    assert out["abacus_coverage"]["value"] == 0.0 and out["generation_failure_rate"]["value"] == 1.0
+
+
+def _abacus_item(metric_values, state="ok"):
+    from lmms_plugins.utils.status import sample
+
+    cf, sc, oc = metric_values
+    return {"cf": sample(cf, state), "sc": sample(sc, state), "oc": sample(oc, state),
+            "lb": sample(None if state == GENERATION_FAILED else cf * sc * oc, state, cf=cf, sc=sc, oc=oc,
+                         edit_score=cf * sc * oc, exact=1.0),
+            "cov": sample(0.0 if state == GENERATION_FAILED else 1.0, state),
+            "gfr": sample(1.0 if state == GENERATION_FAILED else 0.0, state)}
+
+
+def test_abacus_score_stands_on_the_edits_that_came_back():
+    """9 of 18 edits failed: the Score of the 9 edits (0.9975) with coverage 0.5 beside it, not 0.1247."""
+    from lmms_plugins.tasks.abacus import hooks
+    from lmms_plugins.tasks.abacus.aggregate import pool
+
+    good = [_abacus_item((1.0, 0.9975, 1.0)) for _ in range(9)]
+    failed = [_abacus_item((0.0, 0.0, 0.0), GENERATION_FAILED) for _ in range(9)]
+    both = good + failed
+    col = lambda items, k: [i[k] for i in items]  # noqa: E731
+    assert hooks.aggregate_score(col(both, "lb")) == pytest.approx(0.9975)
+    assert hooks.aggregate_score(col(both, "lb")) == pytest.approx(hooks.aggregate_score(col(good, "lb")))
+    assert hooks.aggregate_scene_consistency(col(both, "sc")) == pytest.approx(0.9975)
+    assert hooks.aggregate_coverage(col(both, "cov")) == 0.5
+    assert hooks.aggregate_generation_failure_rate(col(both, "gfr")) == 0.5
+    board = hooks.aggregate_leaderboard(col(both, "lb"))
+    assert (board["n"], board["coverage"], board["score"]) == (9, 0.5, pytest.approx(0.9975))
+    assert board["status_counts"] == {"ok": 9, GENERATION_FAILED: 9}
+    # nothing came back: every mean is NaN, the coverage 0
+    assert math.isnan(hooks.aggregate_score(col(failed, "lb"))) and math.isnan(hooks.aggregate_count_fidelity(col(failed, "cf")))
+    assert hooks.aggregate_coverage(col(failed, "cov")) == 0.0
+    # a group pools by the edits scored; its coverage counts every sample
+    pooled = pool([board, hooks.aggregate_leaderboard(col(good, "lb"))])
+    assert pooled["n"] == 18 and pooled["coverage"] == pytest.approx(18 / 27) and pooled["score"] == pytest.approx(0.9975)
 
 
 # ----------------------------------------------------------------------------- GRADE
@@ -177,3 +298,10 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
         assert server.calls == 0
     reset_shared_clients()
     assert hooks.aggregate_breakdown(items)["status_counts"] == {GENERATION_FAILED: 1}  # one sample id, counted once
+    every = [hooks.process_results(d, [FAILURES[1]]) for d in docs]
+    for name in ("strict", "lenient", "reasoning", "consistency", "readability"):
+        assert math.isnan(getattr(hooks, f"aggregate_{name}")([o[f"grade_{name}"] for o in every])), name
+    assert hooks.aggregate_generation_failure_rate([o["generation_failure_rate"] for o in every]) == 1.0
+    # one answer without an image among failures: a number again (0: the model's answer counts)
+    mixed = every[1:] + [hooks.process_results(docs[0], ["I cannot draw that."])]
+    assert hooks.aggregate_strict([o["grade_strict"] for o in mixed]) == 0.0

@@ -12,6 +12,7 @@ judge call.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import subprocess
@@ -73,17 +74,39 @@ def model_args(url: str) -> str:
 
 def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
     cwi = res["results"]["cwi_alignment"]
-    assert (cwi["accuracy,none"], cwi["generation_failure_rate,none"], cwi["extraction_failure_rate,none"]) == (0.0, 1.0, 0.0)
+    # nothing was generated: no accuracy to print (NaN, "nan" in the table), only the failure rate
+    assert math.isnan(cwi["accuracy,none"]) and math.isnan(cwi["extraction_failure_rate,none"])
+    assert cwi["generation_failure_rate,none"] == 1.0
     dod = res["results"]["dod_no_hint"]
     n_dod = tasks["dod_no_hint"]
     assert dod["sample_statuses,none"] == {"generation_failed": n_dod}  # never "ok": no decline, no edit
+    assert dod["generation_failure_rate,none"] == 1.0
     from lmms_plugins.tasks.dod.breakdown import summaries
 
     summary = summaries(Path(res["_path"]).parent)["dod_no_hint"]  # per status: from the samples file
-    for metric in ("E", "D_strict", "D_lenient"):
-        assert dod[f"{metric},none"] == 0.0
+    for metric in ("E", "D_strict", "D_lenient", "D_f"):
+        assert math.isnan(dod[f"{metric},none"]), metric  # D_f 0.0 would read as the best value, from nothing
+        assert dod[f"{metric}_stderr,none"] == "N/A", metric
         assert dod["dod_breakdown,none"][metric] == [0, n_dod // 2, n_dod // 2], metric  # success, pending, total
         assert summary[metric]["statuses"] == {"generation_failed": n_dod // 2}, metric
+    # the printed table: "nan" where no number stands, the failure rate beside it, no dict rows
+    table = [line for line in res["_stdout"].splitlines() if line.startswith("|")]
+    cells = [[c.strip() for c in line.split("|")] for line in table]
+    d_f = next(c for c in cells if "D_f" in c)
+    assert d_f[d_f.index("D_f") + 2] == "nan" and d_f[d_f.index("D_f") + 4] == "N/A", d_f  # value, stderr
+    assert any("generation_failure_rate" in line for line in table)
+    assert not [line for line in table if "{" in line], "a dict-valued row was printed"
+    # the last lines of the run: after the table, one per task, naming what failed
+    last = res["_stdout"].rstrip().splitlines()
+    end = max(i for i, line in enumerate(last) if line.startswith("|"))
+    after = "\n".join(last[end + 1:])
+    assert "[lmms_plugins] WARNING:" in after, res["_stdout"][-2000:]
+    for task, n in tasks.items():
+        assert f"{task}: {n} generation failed of {n} samples" in after, (task, after)
+    # and `lmms-plugins check` says so with its exit status
+    from lmms_plugins import check
+
+    assert check.main([str(Path(res["_path"]).parent)]) == 1
     for task, n in tasks.items():
         samples = res["_samples"][task]
         assert len(samples) == n
@@ -113,7 +136,9 @@ def test_small_context_server_gives_generation_failed_but_an_answer_stays_an_ans
     check_failed_run(res, {"cwi_alignment": 2, "dod_no_hint": 12}, "maximum context length is 8192 tokens")
     grade = res["results"]["grade"]
     assert grade["grade_strict,none"] == 0.0 and grade["grade_breakdown,none"]["status_counts"] == {"missing_image": n_grade}
+    assert grade["generation_failure_rate,none"] == 0.0  # a text answer without an image is an answer
     assert not [line for line in res["_stderr"].splitlines() if "WARNING: grade: " in line]
+    assert "grade:" not in res["_stdout"].rstrip().splitlines()[-1]  # not among the end-of-run lines
 
 
 def test_grade_without_a_judge_stops_before_the_first_request(tmp_path, data):

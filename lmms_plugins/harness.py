@@ -1,0 +1,138 @@
+"""The two places where this package reaches into lmms-eval's end of a run (written for 0.7.3).
+
+lmms-eval has no hook after its results table, and it hands an aggregation only its items. So,
+installed by registration.py when the modules are imported, both guarded (a missing name warns
+and leaves lmms-eval as it is):
+
+* ``evaluator_utils.TaskOutput.calculate_aggregate_metric``: while a task's aggregations run,
+  :data:`lmms_plugins.utils.run_summary.CURRENT_TASK` names the task (the summary lines of the
+  aggregations name it without reading the stack); afterwards the task's failed / pending / error /
+  unconfined samples are counted from the same per-sample values (utils/run_summary.py), and the
+  metrics of this package whose value is not a number (the breakdown rows: ``dod_breakdown``,
+  ``abacus_leaderboard``...) are noted.
+* ``utils.make_table`` (bound by ``lmms_eval.__main__`` when it is imported): the printed table
+  leaves out those non-number rows (they stay in the results JSON, where compare and report read
+  them, and in the log), so it fits a terminal; and the last table printed is followed by one
+  line per task whose samples were not all generated and scored (utils/run_summary.end_lines).
+
+Nothing here changes a number in the results or samples files.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from typing import Any
+
+_PATCHED = "_lmms_plugins_harness_patched"
+#: names of this package's metrics whose aggregated value is not a number (kept out of the printed table)
+_NON_NUMBER_METRICS: set[str] = set()
+_printed_for: set[int] = set()
+
+
+def _ours(fn: Any) -> bool:
+    return str(getattr(fn, "__module__", "") or "").startswith("lmms_plugins")
+
+
+def patch_evaluator_utils(module) -> None:
+    cls = getattr(module, "TaskOutput", None)
+    original = getattr(cls, "calculate_aggregate_metric", None)
+    if original is None:
+        from lmms_plugins.registration import _warn
+
+        _warn("find TaskOutput.calculate_aggregate_metric (end-of-run lines)")
+        return
+    if getattr(original, _PATCHED, False):
+        return
+
+    @functools.wraps(original)
+    def calculate_aggregate_metric(self, *args, **kwargs):
+        from lmms_plugins.utils import run_summary
+
+        token = run_summary.CURRENT_TASK.set(getattr(self, "task_name", None))
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            run_summary.CURRENT_TASK.reset(token)
+            _after_aggregation(self)
+
+    setattr(calculate_aggregate_metric, _PATCHED, True)
+    cls.calculate_aggregate_metric = calculate_aggregate_metric
+
+
+def _after_aggregation(task_output) -> None:
+    """Count the task's samples and note its non-number rows; never raises (lmms-eval must finish)."""
+    try:
+        from lmms_plugins.utils import run_summary
+
+        task = getattr(task_output, "task_name", None) or "?"
+        per_metric = {metric: items for (metric, _filter), items in dict(task_output.sample_metrics).items()}
+        counts = run_summary.from_metric_lists(task, per_metric)
+        if counts is not None:
+            run_summary.record(counts)
+        aggregations = task_output.task.aggregation() if task_output.task is not None else {}
+        for key, value in dict(task_output.agg_metrics).items():
+            metric = key.partition(",")[0]
+            if _ours(aggregations.get(metric)) and not _is_number(value):
+                _NON_NUMBER_METRICS.add(metric)
+    except Exception:  # noqa: BLE001 - a report only
+        pass
+
+
+def _is_number(value: Any) -> bool:
+    """A value lmms-eval prints as a number (or as N/A)."""
+    if value is None or isinstance(value, str):
+        return value in (None, "N/A", "")
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+def table_view(result_dict: dict, column: str) -> dict:
+    """``result_dict`` with this package's non-number rows left out of ``column`` (a shallow copy)."""
+    rows = result_dict.get(column)
+    if not _NON_NUMBER_METRICS or not isinstance(rows, dict):
+        return result_dict
+    kept = {}
+    for name, entries in rows.items():
+        if isinstance(entries, dict):
+            entries = {k: v for k, v in entries.items()
+                       if not (k.partition(",")[0] in _NON_NUMBER_METRICS and not _is_number(v))}
+        kept[name] = entries
+    return {**result_dict, column: kept}
+
+
+def patch_utils(module) -> None:
+    original = getattr(module, "make_table", None)
+    if original is None:
+        from lmms_plugins.registration import _warn
+
+        _warn("find utils.make_table (end-of-run lines)")
+        return
+    if getattr(original, _PATCHED, False):
+        return
+
+    @functools.wraps(original)
+    def make_table(result_dict, column: str = "results", sort_results: bool = False):
+        try:
+            view = table_view(result_dict, column)
+        except Exception:  # noqa: BLE001 - print lmms-eval's own table then
+            view = result_dict
+        table = original(view, column, sort_results)
+        try:
+            # lmms_eval.__main__ prints the groups table after the tasks' when "groups" is in the results
+            last = column == "groups" or not (isinstance(result_dict, dict) and "groups" in result_dict)
+            if last and id(result_dict) not in _printed_for:
+                from lmms_plugins.utils.run_summary import end_lines
+
+                lines = end_lines()
+                if lines:
+                    _printed_for.add(id(result_dict))
+                    table = f"{table}\n" + "\n".join(lines) + "\n"
+        except Exception:  # noqa: BLE001 - the table is printed whatever happens here
+            pass
+        return table
+
+    setattr(make_table, _PATCHED, True)
+    module.make_table = make_table
+
+
+__all__ = ["patch_evaluator_utils", "patch_utils", "table_view"]
