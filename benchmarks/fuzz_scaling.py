@@ -4,9 +4,11 @@
 
 For each function (the model output parser, CwI's span finder, answer parser and rules, DoD's
 refusal detector and [ABSTAIN] check, the judge reply parser, GRADE's verdict parsing, the
-per-sample record sanitiser) and each adversarial input family (one endless sentence, ". "
+per-sample record sanitiser, the code rounds' fence reader: the code run, the answer outside code,
+the text scored) and each adversarial input family (one endless sentence, ". "
 repeated, unclosed tags, thousands of brackets, endless digits, random junk, "İ" (whose lower case
-is longer), lone surrogates), the input grows from
+is longer), lone surrogates; for the code rounds: unclosed ```python lines, fence pairs, tilde
+fences, fences of growing length, CRLF code with an answer in a comment), the input grows from
 1 KB to 5 MB (x4 per step). Printed per (function, family):
 
 * ``slope``: least-squares slope of log(time) against log(size) over the sizes from 1 MB up
@@ -71,6 +73,13 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "junk": _junk,
     "dotted_I": lambda n: "İ" * n + "<answer>14</answer>",  # lower() makes it longer: offsets shift
     "surrogates": _repeat("a\ud800"),  # lone surrogates (a model's JSON escapes)
+    # code-round replies: fences never closed, fences that open and close, fences of growing
+    # length, CRLF, and a comment that looks like an answer inside a block left open
+    "unclosed_fences": _repeat("```python\n"),
+    "fence_pairs": _repeat("```\n"),
+    "tilde_fences": _repeat("~~~py\nx\n~~~~\n"),
+    "long_fences": lambda n: "".join("`" * k + "\n" for k in range(3, 10**6) if (k + 1) * (k - 2) // 2 < n)[:n],
+    "crlf_code": _repeat("```python\r\nprint(1)  # <answer>17</answer>\r\n"),
 }
 
 
@@ -96,11 +105,16 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
     from lmms_plugins.utils.model_output import parse_model_output
     from lmms_plugins.utils.status import sample
 
+    from lmms_plugins.tasks.cwi.code_hooks import scored_text
+    from lmms_plugins.tasks.cwi.code_rounds import extract_code, has_answer
+
     int_rule, points_rule = rule_for_task("color_count"), rule_for_task("brightest_blob")
     questions = (Question("Q1", "Is it?", 0.5), Question("Q2", "Is that?", 0.5))
     text_families = ("sentence", "dots", "think", "brackets", "json_objects", "junk", "surrogates")
     answer_families = ("answer_tags", "brackets", "closed_brackets", "digits", "numbers", "junk", "dotted_I")
     json_families = ("think", "brackets", "closed_brackets", "json_objects", "junk")
+    code_families = ("unclosed_fences", "fence_pairs", "tilde_fences", "long_fences", "crlf_code", "answer_tags", "junk",
+                     "surrogates")
     return {
         "parse_model_output": (parse_model_output, text_families + ("closed_brackets",)),
         "parse_model_output(json)": (lambda t: parse_model_output(json.dumps({"text": t, "images": []})), text_families),
@@ -113,6 +127,9 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
         "judge.extract_json": (_swallow(extract_json, ValueError), json_families),
         "grade.rubric": (_swallow(lambda t: match_answers(questions, extract_json(t)), ValueError), json_families),
         "grade.scale": (_swallow(lambda t: parse_scale(extract_json(t)), ValueError), json_families),
+        "cwi_code.extract_code": (extract_code, code_families),
+        "cwi_code.has_answer": (has_answer, code_families),
+        "cwi_code.scored_text": (scored_text, code_families),
         "status.sample": (lambda t: sample(0.0, "ok", t, "id", predicted=[t]), ("junk", "sentence", "surrogates")),
     }
 

@@ -42,6 +42,7 @@ END_GENERATION_FAILED = "generation_failed"  # the model side failed (wrapper fa
 # once (markdown-it-py, the CommonMark parser the tests check this against, builds tokens for
 # every block and is several times slower and larger on long adversarial replies).
 _FENCE_RUN = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
 _PYTHON_TAGS = {"python", "py", "python3", "py3"}
 
 
@@ -73,9 +74,22 @@ def _columns(text: str, start: int, stop: int) -> int:
 
 
 def _dedent(code: str, width: int) -> str:
+    """Up to ``width`` columns of indentation off every line (a tab cut through keeps the rest as spaces)."""
     if width <= 0 or not code:
         return code
-    return re.sub(rf"(?m)^ {{1,{width}}}", "", code)
+
+    def strip(m) -> str:
+        ws, col = m.group(), 0
+        for i, ch in enumerate(ws):
+            if col >= width:
+                return ws[i:]
+            nxt = col + 4 - col % 4 if ch == "\t" else col + 1
+            if nxt > width:
+                return " " * (nxt - width) + ws[i + 1:]
+            col = nxt
+        return ""
+
+    return _INDENT.sub(strip, code)
 
 
 def code_blocks(text: str) -> Iterator[CodeBlock]:
