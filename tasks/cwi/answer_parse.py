@@ -67,6 +67,10 @@ _RADIANS = re.compile(rf"(?<![\w.])({_SIGNED})\s*(?:rad|radians?)(?![A-Za-z])", 
 # "theta_deg", "length_px": the unit is not part of the name
 _UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percent)\b", re.I)
 _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
+# true / false standing where a value stands (after a bracket, separator or '=' / ':', before a
+# closing bracket or separator): the values 1 / 0 of a tuple such as (dx, dy, rot_k, fliph)
+_BOOL = re.compile(r"([\[(,;=:]|^)([ \t]*)(true|false)(?=[ \t]*(?:[\])},;\n]|$))", re.IGNORECASE | re.MULTILINE)
+_DIGIT = re.compile(r"\d")
 
 
 def _rewrite(span: str) -> str:
@@ -85,6 +89,8 @@ def _rewrite(span: str) -> str:
         span = _UNIT_SUFFIX.sub("", span)
     if "|" in span:
         span = _table(span)
+    if ("rue" in span or "RUE" in span or "alse" in span or "ALSE" in span) and _DIGIT.search(span):
+        span = _BOOL.sub(lambda m: m.group(1) + m.group(2) + ("1" if m.group(3).lower() == "true" else "0"), span)  # "(-0, -15, 3, True)"
     return span
 
 
@@ -239,7 +245,8 @@ def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
     return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent)
 
 
-def _parse(span: str) -> tuple:
+def plain(span: str) -> str:
+    """``span`` as the tokeniser reads it: minus signs, the rewrites above, list markers dropped."""
     if not span.isascii():
         span = span.translate(_MINUSES)
     span = _rewrite(span)
@@ -247,7 +254,11 @@ def _parse(span: str) -> tuple:
         markers = _LIST_MARKER.findall(span)
         if len(markers) >= 2 and markers[0].strip()[:-1] in ("0", "1"):
             span = _LIST_MARKER.sub(" ", span)
-    return _parse_tokens(span)
+    return span
+
+
+def _parse(span: str) -> tuple:
+    return _parse_tokens(plain(span))
 
 
 def _parse_tokens(span: str) -> tuple:
@@ -295,12 +306,14 @@ def _parse_tokens(span: str) -> tuple:
             else:
                 # (``run``, ``last_name`` and ``tail`` are reset by every token that ends them, so
                 # each being set says what came just before: a number, a name, a comma)
-                if last_name is not None and frame is root:
-                    loose.setdefault(last_name, len(frame[1]))
-                if tail is not None and frame is root:
-                    tails.setdefault(tail, []).append(len(frame[1]))
-                else:
+                if frame is not root:
                     tail = None
+                elif last_name is not None:
+                    if last_name not in loose:  # "rows 2, 0, 1": the numbers that follow may continue it
+                        loose[last_name] = len(frame[1])
+                        tail = last_name
+                elif tail is not None:
+                    tails.setdefault(tail, []).append(len(frame[1]))
                 frame[1].append(value)
                 run = None
             last_name = None

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, parse_answer
+from .answer_parse import CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, parse_answer, plain
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -187,6 +187,10 @@ class _Shape(Exception):
     """The parsed answer does not have the shape the rule needs."""
 
 
+class _Ambiguous(_Shape):
+    """The answer reads two ways (README: two candidate readings are a wrong answer)."""
+
+
 def _by_names(source, orders):
     """Values of the first name tuple in ``orders`` that ``source`` (dict or Obj) has in full."""
     get = source.get
@@ -290,7 +294,7 @@ def _no_extras(parsed: ParsedAnswer, used: set, what: str, named=()) -> None:
     if extra and named and _flat_all(extra) == _flat_all(named):
         return  # "dx=3, dy=-2 (3, -2)": the same values again, not another reading
     if extra:
-        raise _Shape(f"ambiguous: unnamed value(s) {_short(extra)} next to the named {what}")
+        raise _Ambiguous(f"ambiguous: unnamed value(s) {_short(extra)} next to the named {what}")
 
 
 def _flat_all(values) -> list:
@@ -425,12 +429,46 @@ def _read_set(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
     return _multiset(tuple(_as_int(x, "item") for x in g) for g in groups)
 
 
-def _read_sequence(parsed: ParsedAnswer) -> tuple:
+def _read_sequence(parsed: ParsedAnswer, like=None) -> tuple:
     items = _positional(parsed)
     nested = _nested_groups(items)
     if nested is not None and len(nested) > 1:  # a grid written row by row: read row-major
         return tuple(_as_int(x, "item") for g in nested for x in g)
-    return tuple(_as_int(v, "item") for v in _flat_numbers(items))
+    flat = tuple(_as_int(v, "item") for v in _flat_numbers(items))
+    if like is not None and len(flat) != len(like):  # "Position 0: piece 12" on each line
+        rows = _drop_counter(_rows(parsed.span), 1)
+        if rows is not None:
+            return tuple(_as_int(r[0], "item") for r in rows)
+    return flat
+
+
+def _rows(span: str | None) -> list | None:
+    """``(text, numbers)`` of each line of ``span`` that holds a number (on one line: of each
+    ';'-separated part, else each ','-separated one); None for fewer than two, or for a part that
+    does not read by itself."""
+    span = plain(span or "")
+    for sep in ("\n", ";", ","):
+        rows = []
+        for text in span.split(sep):
+            p = parse_answer(text, require_span=False)
+            if p.ok:
+                rows.append((text, _flat_all(_positional(p))))
+            elif any(c.isdigit() for c in text):
+                return None
+        if len(rows) >= 2:
+            return rows
+    return None
+
+
+def _drop_counter(rows: list | None, width: int) -> list | None:
+    """The numbers of ``rows`` after a first column that counts them (0, 1, 2, ... or 1, 2, 3, ...),
+    when each row holds that count and ``width`` more; else None."""
+    if not rows or any(len(nums) != width + 1 for _, nums in rows):
+        return None
+    first = [nums[0] for _, nums in rows]
+    if first not in (list(range(len(rows))), list(range(1, len(rows) + 1))):
+        return None
+    return [nums[1:] for _, nums in rows]
 
 
 def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
@@ -447,7 +485,7 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
             raise _Shape(f"expected one integer, got {len(flat)} numbers")
         return _as_int(flat[0])
     if k == "sequence":
-        return _read_sequence(parsed)
+        return _read_sequence(parsed, like)
     if k == "set":
         return _read_set(rule, parsed, like, context)
     if k == "fields":
@@ -459,26 +497,61 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
     raise _Shape(f"unknown rule kind {k}")  # unreachable: rule_from_config validates
 
 
-def _named_value(spec: FieldSpec, parsed: ParsedAnswer, used: set):
-    """The value written under one of the field's names (``name=v``, ``name: v``, ``name v``),
-    with the numbers that continue it after commas when the field is a list; or None."""
+def _named_value(key: str, spec: FieldSpec, parsed: ParsedAnswer, used: set):
+    """The value written under ``key`` (``name=v``, ``name: v``, ``name v``), with the numbers
+    that continue it when the field is a list."""
+    if key in parsed.clashes:
+        raise _Ambiguous(f"ambiguous: {key} is given two different values")
+    if key in parsed.fields:
+        v = parsed.fields[key]
+    else:
+        i = parsed.loose[key]
+        used.add(i)
+        v = parsed.items[i]
+    if spec.type == "sequence" and not isinstance(v, tuple) and key in parsed.tails:
+        idx = parsed.tails[key]
+        used.update(idx)
+        v = (v, *(parsed.items[i] for i in idx))
+    return v
+
+
+def _words(name: str) -> tuple:
+    """The words of a name, singular: ``rotated_ring_index`` -> (rotated, ring, index), ``rows`` -> (row,)."""
+    return tuple(w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in name.split("_") if w)
+
+
+def _says(words: tuple, spec: FieldSpec) -> int:
+    """How many words of the longest of the field's names ``words`` holds in a row (0: none)."""
+    best = 0
     for n in spec.names():
-        if n in parsed.clashes:
-            raise _Shape(f"ambiguous: {n} is given two different values")
-        if n in parsed.fields:
-            v = parsed.fields[n]
-        elif n in parsed.loose:
-            i = parsed.loose[n]
-            used.add(i)
-            v = parsed.items[i]
-        else:
+        nw = _words(n)
+        if len(nw) > best and any(words[i:i + len(nw)] == nw for i in range(len(words) - len(nw) + 1)):
+            best = len(nw)
+    return best
+
+
+def _field_keys(specs, parsed: ParsedAnswer) -> dict:
+    """The written name of each field: one of its names or aliases; else the one written name
+    whose words say this field's name and no other field's (``rotated_ring_index`` is ``ring``,
+    ``scale_factor`` is ``scale``; ``dx_dy`` names neither)."""
+    written = [*parsed.fields, *(k for k in parsed.loose if k not in parsed.fields)]
+    keys = {}
+    for spec in specs:
+        k = next((n for n in spec.names() if n in parsed.fields or n in parsed.loose), None)
+        if k is not None:
+            keys[spec.name] = k
+    free = [k for k in written if k not in keys.values()]
+    if len(keys) == len(specs) or not free:
+        return keys
+    says = {k: [_says(_words(k), spec) for spec in specs] for k in free}
+    for j, spec in enumerate(specs):
+        if spec.name in keys:
             continue
-        if spec.type == "sequence" and not isinstance(v, tuple) and n in parsed.tails:
-            idx = parsed.tails[n]
-            used.update(idx)
-            v = (v, *(parsed.items[i] for i in idx))
-        return v
-    return None
+        mine = [(said[j], k) for k, said in says.items() if said[j] > max(said[:j] + said[j + 1:], default=0)]
+        best = [k for n, k in mine if n == max(mine)[0]] if mine else []
+        if len(best) == 1:
+            keys[spec.name] = best[0]
+    return keys
 
 
 def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
@@ -488,15 +561,26 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
     named = {}
     used: set = set()
     if parsed.fields or parsed.loose:
-        for spec in specs:
-            v = _named_value(spec, parsed, used)
-            if v is not None:
-                named[spec.name] = v
+        keys = _field_keys(specs, parsed)
+        named = {spec.name: _named_value(keys[spec.name], spec, parsed, used) for spec in specs if spec.name in keys}
     if not named and len(parsed.items) == 1 and isinstance(parsed.items[0], tuple) and len(parsed.items[0]) == 1 \
             and isinstance(parsed.items[0][0], Obj):  # [{"dx": 3, "dy": -2}]
         obj = parsed.items[0][0]
         named = {s.name: obj.get(n) for s in specs for n in s.names() if obj.get(n) is not None}
         used = {0}
+    try:
+        values = _field_values(specs, parsed, named, used)
+    except _Ambiguous:
+        raise
+    except _Shape:
+        values = _segment_fields(specs, parsed)
+        if values is None:
+            raise
+    return _typed_fields(specs, values, parsed)
+
+
+def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set) -> list:
+    """The value of each field in order: named, or by position."""
     if len(named) == len(specs):
         _no_extras(parsed, used, "fields", [named[s.name] for s in specs])
         values = [named[s.name] for s in specs]
@@ -519,6 +603,32 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
             values = _sequence_fields(specs, items)
         if len(values) != len(specs):
             raise _Shape(f"expected {len(specs)} values ({', '.join(s.name for s in specs)}), got {len(values)}")
+    return values
+
+
+def _segment_fields(specs, parsed: ParsedAnswer) -> list | None:
+    """Two list fields written one item per line or part: three or more (tile, rotation) pairs
+    (``tile 3 rotated 180°`` on each line, ``2:90, 0:0, 3:270``; a first column counting the rows
+    is dropped), or two lists (``row order: 0 2 1`` / ``column order: 1 0 2``), placed by the
+    field each line names, else in order. None when the span is not written so."""
+    if len(specs) != 2 or any(s.type != "sequence" for s in specs):
+        return None
+    rows = _rows(parsed.span)
+    if rows is None:
+        return None
+    pairs = _drop_counter(rows, 2) or [nums for _, nums in rows]
+    if len(pairs) >= 3 and all(len(p) == 2 for p in pairs):
+        return [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
+    if len(rows) != 2:
+        return None
+    said = [[_says(_words("_".join(re.findall(r"[a-z]+", text.lower()))), spec) > 0 for spec in specs] for text, _ in rows]
+    if said == [[False, True], [True, False]]:  # columns named first
+        rows = rows[::-1]
+    return [tuple(nums) for _, nums in rows]
+
+
+def _typed_fields(specs, values: list, parsed: ParsedAnswer) -> dict:
+    """The values as each field's type: integers, lists, quarter turns, percentages."""
     out = {}
     for spec, v in zip(specs, values):
         if spec.type == "sequence":

@@ -31,7 +31,6 @@ KNOWN = {
     # words that carry the value: reading them needs a phrase list, not a rule
     "circular_shift-014": "'39 px up' is dy = -39: direction words are not read",
     "transform_chain-059": "'no rotation, horizontal flip: yes' (rot_k, fliph in words) is not read",
-    "jigsaw-078": "'Position i: piece p' lines are read as one flat list of both numbers",
     "swatch_rgb-266": "'BGR = (139, 203, 81)': a stated channel order is not read",
     "retouch_region-216": "'x: 199–527, y: 234–503' (ranges per axis) is not read as a box",
     # commentary next to the answer: telling it from a hedge ('(or maybe 9, 9)', README) needs words
