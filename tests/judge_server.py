@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-__all__ = ["FakeJudgeServer", "Reply", "Sleep", "chat_completion", "image_urls", "message_text", "sequence"]
+__all__ = ["Drip", "FakeJudgeServer", "RawServer", "Reply", "Sleep", "chat_completion", "http_reply", "image_urls", "message_text",
+           "sequence"]
 
 
 class _Server(ThreadingHTTPServer):
@@ -220,3 +221,81 @@ class FakeJudgeServer:
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
             pass
 
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that answers every HTTP request with what ``respond(path)`` yields,
+    byte strings written as they come (``Drip`` items: written a byte at a time, ``every`` seconds
+    apart), for behaviours an HTTP server library will not produce: a body sent a byte a second,
+    headers that never end, a connection closed mid-reply, raw garbage. ``requests`` counts them.
+
+        with RawServer(lambda path: [b"HTTP/1.1 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\n", Drip(b"hello", 1.0)]) as url:
+            ...   # url is "http://127.0.0.1:<port>/v1"
+    """
+
+    def __init__(self, respond: Callable[[str], Any]):
+        import socket
+
+        self.respond = respond
+        self.requests = 0
+        self.paths: list[str] = []
+        self._sock = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self._stop = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
+
+    def __enter__(self) -> str:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self.base_url
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._sock.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: Any) -> None:
+        import time
+
+        with conn:
+            try:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    head += chunk
+                path = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else ""
+                self.requests += 1
+                self.paths.append(path)
+                for part in self.respond(path):
+                    if isinstance(part, Drip):
+                        for i in range(len(part.data)):
+                            if self._stop.is_set():
+                                return
+                            conn.sendall(part.data[i:i + 1])
+                            time.sleep(part.every)
+                    else:
+                        conn.sendall(part)
+            except OSError:  # the client gave up: what a deadline does
+                return
+
+
+@dataclass
+class Drip:
+    data: bytes
+    every: float = 1.0
+
+
+def http_reply(status: int, body: bytes, content_type: str = "application/json", extra: str = "") -> bytes:
+    """A complete HTTP/1.1 reply (headers and body) as bytes, for RawServer."""
+    return (f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n{extra}"
+            f"Connection: close\r\n\r\n").encode() + body

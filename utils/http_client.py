@@ -33,7 +33,13 @@ _local = threading.local()  # the deadline of the request in flight in this thre
 
 
 class FetchError(RuntimeError):
-    """A URL could not be downloaded within its limits (scheme, size, time, status)."""
+    """A URL could not be downloaded within its limits (scheme, size, time, status). ``retryable``:
+    the failure may pass (a timeout, a refused connection, HTTP 408/429/5xx); a refused scheme or
+    an image over the cap never does."""
+
+    def __init__(self, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 # -------------------------------------------------------------------------- retry policy
@@ -67,11 +73,12 @@ def retry_after_seconds(headers: Any) -> float | None:
 class RetryPolicy:
     """How long to wait before retry number ``retries_taken + 1``: the server's Retry-After capped
     at ``retry_after_cap_s``, else ``backoff_s`` doubling per retry (at most ``max_backoff_s``)
-    with +-50 % jitter, so several processes hitting one server spread out."""
+    times a random factor in ``1 +- jitter``, so several processes hitting one server spread out."""
 
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
     retry_after_cap_s: float = 30.0
+    jitter: float = 0.5
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)  # tests record the waits
 
     def delay(self, retries_taken: int, headers: Any = None) -> float:
@@ -79,7 +86,7 @@ class RetryPolicy:
         if server is not None:
             return min(server, self.retry_after_cap_s)
         wait = min(self.max_backoff_s, self.backoff_s * 2 ** min(retries_taken, 30))
-        return wait * (0.5 + random.random())
+        return wait * (1.0 + self.jitter * (2 * random.random() - 1)) if self.jitter else wait
 
 
 # -------------------------------------------------------------------------- the deadline
@@ -135,7 +142,7 @@ class _DeadlineBackend:
         self._inner.sleep(seconds)
 
 
-def _httpx():
+def httpx_module():
     """The httpx flavour the installed openai client is built on (``httpx2`` for openai 3, else ``httpx``)."""
     import openai
 
@@ -146,7 +153,7 @@ def _httpx():
 
 
 def _transport_class():
-    httpx = _httpx()
+    httpx = httpx_module()
 
     class DeadlineTransport(httpx.HTTPTransport):
         """httpx's transport with a deadline for each whole request (the module docstring says why)."""
@@ -197,7 +204,7 @@ _TRANSPORT_LOCK = threading.Lock()
 def http_client(timeout_s: float, *, max_connections: int = 100, follow_redirects: bool = False) -> Any:
     """An httpx client (the flavour openai uses) whose requests each end within ``timeout_s``."""
     global _TRANSPORT
-    httpx = _httpx()
+    httpx = httpx_module()
     with _TRANSPORT_LOCK:
         if _TRANSPORT is None:
             _TRANSPORT = _transport_class()
@@ -219,7 +226,7 @@ def openai_client(*, base_url: str | None, api_key: str, timeout_s: float, max_r
         def _sleep_for_retry(self, *args: Any, retries_taken: int = 0, response: Any = None, **kwargs: Any) -> None:
             wait = policy.delay(retries_taken, getattr(response, "headers", None))
             _local.retries = getattr(_local, "retries", 0) + 1
-            log.info("request to %s failed; retry %d/%d in %.1fs", base_url, retries_taken + 1, max_retries, wait)
+            log.warning("request to %s failed; retry %d/%d in %.1fs", base_url, retries_taken + 1, max_retries, wait)
             policy.sleep(wait)
 
     return _OpenAI(base_url=base_url or None, api_key=api_key or "EMPTY", timeout=timeout_s, max_retries=max(0, int(max_retries)),
@@ -258,11 +265,12 @@ def fetch(url: str, *, max_bytes: int, timeout_s: float, client: Any = None) -> 
         raise FetchError(f"refused to fetch {url[:120]!r}: only http(s) and data: URLs are accepted")
     own = client is None
     client = client or http_client(timeout_s, max_connections=4, follow_redirects=True)
-    httpx = _httpx()
+    httpx = httpx_module()
     try:
         with client.stream("GET", url, follow_redirects=True) as response:
             if response.status_code != 200:
-                raise FetchError(f"GET {url[:120]} answered HTTP {response.status_code}")
+                status = response.status_code
+                raise FetchError(f"GET {url[:120]} answered HTTP {status}", retryable=status in (408, 429) or status >= 500)
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > max_bytes:
                 raise FetchError(f"GET {url[:120]} announces {declared} bytes, more than the cap of {max_bytes}")
@@ -274,13 +282,15 @@ def fetch(url: str, *, max_bytes: int, timeout_s: float, client: Any = None) -> 
                 chunks.append(chunk)
             return b"".join(chunks)
     except httpx.TimeoutException:
-        raise FetchError(f"GET {url[:120]} did not complete within {timeout_s:g} s") from None
-    except httpx.HTTPError as exc:  # refused connection, a redirect to a non-http scheme, a broken body...
+        raise FetchError(f"GET {url[:120]} did not complete within {timeout_s:g} s", retryable=True) from None
+    except httpx.TransportError as exc:  # a refused connection, a broken body
+        raise FetchError(f"GET {url[:120]} failed: {type(exc).__name__}: {exc}", retryable=True) from None
+    except httpx.HTTPError as exc:  # too many redirects, a redirect to a scheme httpx does not speak...
         raise FetchError(f"GET {url[:120]} failed: {type(exc).__name__}: {exc}") from None
     finally:
         if own:
             client.close()
 
 
-__all__ = ["FetchError", "RetryPolicy", "fetch", "http_client", "openai_client", "retries_in_flight",
+__all__ = ["FetchError", "RetryPolicy", "fetch", "http_client", "httpx_module", "openai_client", "retries_in_flight",
            "retry_after_seconds", "start_counting_retries"]

@@ -10,7 +10,7 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_BASE_URL``    e.g. ``http://127.0.0.1:8000/v1`` (required)
 ``LMMS_PLUGINS_JUDGE_MODEL``       the judge model name the endpoint expects (required)
 ``LMMS_PLUGINS_JUDGE_API_KEY``     bearer token; any dummy value works for a local vLLM
-``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds per HTTP request (default 60)
+``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds for each whole HTTP request (default 60)
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
@@ -20,7 +20,8 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 Behaviour:
 
 * Thread-safe: ``process_results`` runs in several threads; one client may be shared.
-* Transport: the ``openai`` client sends the request (base URL, timeout, bearer key) and decides
+* Transport: the package's one HTTP client (lmms_plugins.utils.http_client: an ``openai`` client
+  whose every request ends within the timeout as a whole, not per read) sends the request and decides
   what to retry (timeouts, refused connections, HTTP 408/409/429 and 5xx; other errors such as
   400, 401, 404 fail at once), up to ``max_attempts`` requests. This client only chooses how long
   to wait before a retry: the server's ``Retry-After`` (``retry-after-ms``) capped at
@@ -49,13 +50,11 @@ import io
 import json
 import logging
 import os
-import random
 import re
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -200,41 +199,18 @@ def prompt_version(name: str, source: str) -> str:
     return f"{name}:{hashlib.sha256(source.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
-def _retry_after_seconds(headers: Any) -> float | None:
-    """The server's requested wait in seconds (``retry-after-ms``, else ``retry-after``: seconds
-    or an HTTP date), or None when it names none."""
-    if headers is None:
-        return None
-    if isinstance(headers, dict):  # httpx headers are case-insensitive; a plain dict is not
-        headers = {str(k).lower(): v for k, v in headers.items()}
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if not value:
-            continue
-        value = value.strip()
-        try:
-            seconds = float(value) * scale
-        except ValueError:
-            if scale != 1.0:
-                continue
-            try:  # HTTP-date form
-                seconds = parsedate_to_datetime(value).timestamp() - time.time()
-            except (TypeError, ValueError, IndexError, OverflowError):
-                continue
-        if seconds == seconds:  # not NaN
-            return max(0.0, seconds)
-    return None
+def _policy(config: "JudgeConfig", sleep: Callable[[float], None] = time.sleep):
+    from lmms_plugins.utils.http_client import RetryPolicy
+
+    return RetryPolicy(backoff_s=config.backoff_s, max_backoff_s=config.max_backoff_s,
+                       retry_after_cap_s=RETRY_AFTER_CAP_S, sleep=sleep)
 
 
 def retry_delay(config: "JudgeConfig", retries_taken: int, headers: Any = None) -> float:
     """Seconds to wait before retry number ``retries_taken + 1``: the server's Retry-After capped at
     :data:`RETRY_AFTER_CAP_S`, else ``backoff_s`` doubling per retry (at most ``max_backoff_s``)
-    with +-50 % jitter, so ranks hitting one server spread out."""
-    server = _retry_after_seconds(headers)
-    if server is not None:
-        return min(server, RETRY_AFTER_CAP_S)
-    wait = min(config.max_backoff_s, config.backoff_s * 2 ** min(retries_taken, 30))
-    return wait * (0.5 + random.random())
+    with +-50 % jitter (the package's one policy: lmms_plugins.utils.http_client.RetryPolicy)."""
+    return _policy(config).delay(retries_taken, headers)
 
 
 def _reply_text(body: Any) -> str:
@@ -258,27 +234,6 @@ class _Unusable(ValueError):
         self.calls = calls
 
 
-def _openai_client(config: "JudgeConfig", before_retry: Callable[[int, Any], None]):
-    """An ``openai.OpenAI`` client whose waits between retries are this package's (see retry_delay).
-
-    The openai client retries by itself; the one thing changed is how long it sleeps, through its
-    ``_sleep_for_retry`` hook (openai >= 1.x; if a later openai renames it, its own waits apply,
-    which it caps at two minutes).
-    """
-    import openai
-
-    class _JudgeOpenAI(openai.OpenAI):
-        def _sleep_for_retry(self, *args: Any, retries_taken: int = 0, response: Any = None, **kwargs: Any) -> None:
-            before_retry(retries_taken, getattr(response, "headers", None))
-
-    return _JudgeOpenAI(
-        base_url=config.base_url,
-        api_key=config.api_key or "EMPTY",
-        timeout=config.timeout_s,
-        max_retries=max(0, config.max_attempts - 1),
-    )
-
-
 def _transport_error(url: str, exc: Exception, calls: int, timeout_s: float) -> str:
     """One line saying what the endpoint did, for JudgeError (and so for the sample's reason)."""
     import openai
@@ -290,7 +245,9 @@ def _transport_error(url: str, exc: Exception, calls: int, timeout_s: float) -> 
         except Exception:  # noqa: BLE001 - a streamed or closed body: the message is enough
             body = str(exc)[:300]
         if status in _RETRY_STATUS or status >= 500:
-            wait = _retry_after_seconds(exc.response.headers)
+            from lmms_plugins.utils.http_client import retry_after_seconds
+
+            wait = retry_after_seconds(exc.response.headers)
             note = f" (the server asked to wait {wait:.0f}s: not retried)" if calls == 1 and wait and wait > RETRY_AFTER_CAP_S else ""
             return f"judge endpoint {url} failed {calls} time(s); last error: HTTP {status}: {body}{note}"
         return f"judge endpoint {url} answered HTTP {status} (not retried): {body}"
@@ -308,7 +265,6 @@ class JudgeClient:
         self._sleep = sleep  # injectable so tests can check backoff without waiting
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
-        self._tls = threading.local()  # retries of the request in flight in this thread
         self._openai = None
         self.http_calls = 0  # total HTTP requests made by this client (all threads)
         self.cache_hits = 0
@@ -393,18 +349,16 @@ class JudgeClient:
 
     # ---------------------------------------------------------------- HTTP
     def _transport(self):
-        """The process's ``openai`` client for this configuration (built on first use: heavy import)."""
+        """The process's ``openai`` client for this configuration (built on first use: heavy import),
+        from the package's one factory: a deadline per whole request, the shared retry policy."""
+        from lmms_plugins.utils.http_client import openai_client
+
         with self._lock:
             if self._openai is None:
-                self._openai = _openai_client(self.config, self._before_retry)
+                cfg = self.config
+                self._openai = openai_client(base_url=cfg.base_url, api_key=cfg.api_key, timeout_s=cfg.timeout_s,
+                                             max_retries=cfg.max_attempts - 1, policy=_policy(cfg, self._sleep))
             return self._openai
-
-    def _before_retry(self, retries_taken: int, headers: Any) -> None:
-        """Called by the openai client before each retry, in the requesting thread."""
-        wait = retry_delay(self.config, retries_taken, headers)
-        self._tls.retries = getattr(self._tls, "retries", 0) + 1
-        log.warning("judge request failed; retry %d/%d in %.1fs", retries_taken + 1, self.config.max_attempts - 1, wait)
-        self._sleep(wait)
 
     def _post(self, messages: list, *, temperature: float, max_tokens: int | None) -> tuple[str, int]:
         """(reply text, HTTP requests made). Raises JudgeError when the transport gave up, and
@@ -418,14 +372,17 @@ class JudgeClient:
             kwargs["max_tokens"] = max_tokens
         if cfg.extra_body:
             kwargs["extra_body"] = dict(cfg.extra_body)
-        self._tls.retries = 0
+        from lmms_plugins.utils.http_client import retries_in_flight, start_counting_retries
+
+        transport = self._transport()
+        start_counting_retries()
         try:
-            raw = self._transport().chat.completions.with_raw_response.create(**kwargs)
+            raw = transport.chat.completions.with_raw_response.create(**kwargs)
             problem = None
         except openai.OpenAIError as exc:  # HTTP status, timeout, connection, or anything else: a judge failure
             problem = exc
         finally:
-            calls = self._tls.retries + 1
+            calls = retries_in_flight() + 1
             with self._lock:
                 self.http_calls += calls
         if problem is not None:

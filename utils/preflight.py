@@ -137,17 +137,22 @@ def _check(config: Any) -> str | None:
     """None when the endpoint answers like an OpenAI API, else what went wrong (one line)."""
     import openai
 
-    from lmms_plugins.utils.http_client import openai_client
+    from lmms_plugins.utils.http_client import httpx_module, openai_client
     from lmms_plugins.utils.judge_client import ENV_API_KEY, ENV_BASE_URL
 
     url = config.base_url.rstrip("/") + "/models"
     where = f"the judge endpoint {ENV_BASE_URL}={config.base_url}"
     client = openai_client(base_url=config.base_url, api_key=config.api_key, max_retries=0,
                            timeout_s=min(REACH_TIMEOUT_S, config.timeout_s))
+    httpx = httpx_module()
     try:
         with client.models.with_streaming_response.list() as response:
             status = response.status_code
             body, complete = _read_capped(response.iter_bytes(), MAX_LIST_BYTES)
+    except httpx.TimeoutException:  # the body is read after the openai client hands the response over
+        return f"{where} cannot be reached: GET {url} did not answer in time (is the server running?)"
+    except httpx.HTTPError as exc:  # a body cut short, a broken chunk...
+        return f"{where} cannot be reached: GET {url} failed while reading the reply: {type(exc).__name__}: {exc}"
     except openai.APIStatusError as exc:
         status, body = exc.status_code, _body(exc)
         if status in (401, 403):
@@ -163,7 +168,8 @@ def _check(config: Any) -> str | None:
         client.close()
     if status != 200:
         return None  # 2xx/3xx without a list: a server is there
-    listed = _model_names(body) if complete else []
+    # a list too long to read to its end is accepted when it starts like JSON (no name check then)
+    listed = _model_names(body) if complete else ([] if body.lstrip()[:1] in (b"{", b"[") else None)
     if listed is None:
         return (f"{where} is not an OpenAI-compatible API: GET {url} answered HTTP 200 with {_describe(body)}, "
                 "not a model list (does the URL end with /v1?)")

@@ -18,22 +18,31 @@ client. The answer is the package's unified output ``{"text": ..., "images": [pa
   lmms-eval's own failure marker ``[LMMS_EVAL_REQUEST_FAILED after N retries] <error>``, which the
   benchmarks record as ``generation_failed``: it never passes for a decision of the model.
 
-Retries: HTTP 408/409/429/5xx, connection errors and timeouts, up to ``max_retries`` times; a
-``Retry-After`` (or ``retry-after-ms``) header is honoured up to ``retry_after_cap`` seconds
-(default 60), otherwise the wait doubles from ``retry_backoff`` seconds (default 1, capped at
-the same cap). Other HTTP errors (400, 401, 404, ...) are not retried. ``concurrency`` requests
-are in flight at once (threads sharing one client).
+What a reply may hand back is checked, since the service is not trusted with the evaluator's
+machine: an image ``url`` is fetched only over ``https``/``http`` (or decoded from a ``data:``
+URL), never from ``file:`` or any other scheme; every image, downloaded or ``b64_json``, is at
+most ``max_image_mb`` MiB; and bytes that are not a PNG, JPEG, WebP or GIF image are a failed
+request (``generation_failed``), never saved as the model's edit.
+
+Transport: the package's one HTTP client (lmms_plugins.utils.http_client): ``timeout`` bounds
+each whole request, body included (not each read). Retries: HTTP 408/409/429/5xx, connection
+errors and timeouts, up to ``max_retries`` times (the ``openai`` client's rules; a server that
+asks to wait more than two minutes is not retried); a ``Retry-After`` (or ``retry-after-ms``)
+header is honoured up to ``retry_after_cap`` seconds (default 60), otherwise the wait doubles
+from ``retry_backoff`` seconds (default 1, capped at the same cap). Other HTTP errors (400, 401,
+404, ...) are not retried. ``concurrency`` requests are in flight at once (threads sharing one
+client). An input image given as a PIL image is sent as PNG, encoded once by OpenCV (lossless, in
+C without the interpreter lock: about half of Pillow's time, README "Image editors"); paths and
+bytes of PNG/JPEG/WebP files are sent as they are.
 """
 
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
 import tempfile
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -55,35 +64,50 @@ def _parse_bool(value) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
-def image_ext(data: bytes) -> str:
-    """File suffix from the image's magic bytes (PNG when unknown: what the API sends by default)."""
+def image_ext(data: bytes) -> str | None:
+    """File suffix from the image's magic bytes; None when the bytes are no PNG, JPEG, WebP or GIF."""
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return ".webp"
     for magic, ext in IMAGE_EXTS.items():
         if data.startswith(magic):
             return ext
-    return ".png"
+    return None
+
+
+def png_bytes(image) -> bytes:
+    """A PIL image as PNG bytes, lossless (the edit is judged against this very image), by OpenCV:
+    fast zlib settings (level 1, RLE) in C, without holding the interpreter lock."""
+    import cv2
+    import numpy as np
+
+    from lmms_plugins.utils.images import to_rgb
+
+    if image.mode not in ("RGB", "RGBA", "L"):
+        image = to_rgb(image)
+    array = np.asarray(image)
+    if image.mode == "RGB":
+        array = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
+    elif image.mode == "RGBA":
+        array = cv2.cvtColor(array, cv2.COLOR_RGBA2BGRA)
+    ok, encoded = cv2.imencode(".png", array, [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_STRATEGY, cv2.IMWRITE_PNG_STRATEGY_RLE])
+    if not ok:
+        raise ValueError(f"OpenCV could not encode a {image.mode} image of {image.size} as PNG")
+    return encoded.tobytes()
 
 
 def encode_visual(visual, index: int) -> tuple[str, bytes, str]:
     """One input image as a multipart file tuple ``(name, bytes, mime)``.
 
-    PIL images are sent as PNG (lossless: the edit is judged against this very image); paths and
-    bytes are sent as they are.
+    PIL images are sent as PNG (:func:`png_bytes`); paths and bytes of an image file are sent as
+    they are (no re-encoding); anything else is a TypeError naming what it is.
     """
-    if isinstance(visual, (bytes, bytearray)):
-        data = bytes(visual)
+    if isinstance(visual, (bytes, bytearray, str, os.PathLike)):
+        data = bytes(visual) if isinstance(visual, (bytes, bytearray)) else Path(visual).read_bytes()
         ext = image_ext(data)
-    elif isinstance(visual, (str, os.PathLike)):
-        data = Path(visual).read_bytes()
-        ext = image_ext(data)
-    elif hasattr(visual, "save"):  # a PIL image
-        from lmms_plugins.utils.images import to_rgb
-
-        image = visual if visual.mode in ("RGB", "RGBA", "L") else to_rgb(visual)
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG", compress_level=1)  # lossless; ~2.4x less CPU than level 6 (README)
-        data, ext = buffer.getvalue(), ".png"
+        if ext is None:
+            raise TypeError(f"input image {index} is not a PNG, JPEG, WebP or GIF file")
+    elif hasattr(visual, "save") and hasattr(visual, "mode"):  # a PIL image
+        data, ext = png_bytes(visual), ".png"
     else:
         raise TypeError(f"input image {index} is a {type(visual).__name__}, not a PIL image, path or bytes")
     mime = {".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}.get(ext, "image/png")
@@ -93,30 +117,14 @@ def encode_visual(visual, index: int) -> tuple[str, bytes, str]:
 def reply_text(payload: dict) -> str:
     """Text a reply carries beside or instead of images (refusals, explanations), joined by newlines."""
     found: list[str] = []
-    items = [payload] + [d for d in (payload.get("data") or []) if isinstance(d, dict)]
+    data = payload.get("data") if isinstance(payload.get("data"), list) else []
+    items = [payload] + [d for d in data if isinstance(d, dict)]
     for item in items:
         for field in TEXT_FIELDS:
             value = item.get(field)
             if isinstance(value, str) and value.strip() and value.strip() not in found:
                 found.append(value.strip())
     return "\n".join(found)
-
-
-def retry_after_seconds(headers) -> float | None:
-    """Seconds from ``retry-after-ms`` or ``retry-after`` (numbers only; an HTTP date counts as absent)."""
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / scale
-        except ValueError:
-            continue
-        if seconds >= 0:
-            return seconds
-    return None
 
 
 class RequestFailed(Exception):
@@ -144,10 +152,11 @@ class OpenAIImageEdit(OnCPU, lmms):
         response_format: str = "",
         input_fidelity: str = "",
         progress: bool = True,
+        max_image_mb: float = 64.0,
         **kwargs,
     ) -> None:
         super().__init__()
-        import openai
+        from lmms_plugins.utils.http_client import RetryPolicy, http_client, openai_client
 
         unknown = sorted(set(kwargs) - {"batch_size", "max_batch_size", "device"})  # lmms-eval passes these to every model
         if unknown:
@@ -162,15 +171,20 @@ class OpenAIImageEdit(OnCPU, lmms):
         self.retry_after_cap = float(retry_after_cap)
         self.retry_backoff = float(retry_backoff)
         self.progress = _parse_bool(progress)
+        self.max_image_bytes = int(float(max_image_mb) * (1 << 20))
         # optional request fields are sent only when given: servers reject fields they do not know
         self.extra_fields = {k: v for k, v in (("size", size), ("quality", quality), ("response_format", response_format),
                                                ("input_fidelity", input_fidelity)) if v}
         self.output_dir = Path(output_dir).expanduser().resolve() if output_dir else Path(tempfile.mkdtemp(prefix="openai_image_edit_"))
         self.output_dir.mkdir(parents=True, exist_ok=True)
         logger.info(f"openai_image_edit: edited images go to {self.output_dir}")
-        # retries are ours (Retry-After with a cap, the count in the failure marker): the client makes none
-        self.client = openai.OpenAI(api_key=key, base_url=base_url or None, timeout=self.timeout, max_retries=0)
         self._sleep = time.sleep  # tests record the waits instead of sleeping
+        # the package's one client and retry policy; no jitter, so a run's waits are the documented ones
+        self.policy = RetryPolicy(backoff_s=self.retry_backoff, max_backoff_s=self.retry_after_cap,
+                                  retry_after_cap_s=self.retry_after_cap, jitter=0.0, sleep=lambda s: self._sleep(s))
+        self.client = openai_client(base_url=base_url, api_key=key, timeout_s=self.timeout, max_retries=self.max_retries,
+                                    policy=self.policy, max_connections=max(8, 2 * self.concurrency))
+        self.downloads = http_client(self.timeout, max_connections=max(8, 2 * self.concurrency), follow_redirects=True)
 
     # --- one request ----------------------------------------------------------------------------
 
@@ -184,26 +198,24 @@ class OpenAIImageEdit(OnCPU, lmms):
         """The reply's JSON as a dict; raises RequestFailed when the request fails for good."""
         import openai
 
+        from lmms_plugins.utils.http_client import retries_in_flight, start_counting_retries
+
         image = files[0] if len(files) == 1 else files
-        retries = 0
-        while True:
-            try:
-                reply = self.client.images.edit(image=image, prompt=prompt, model=self.model_name, n=1, **self.extra_fields)
-                return reply.to_dict() if hasattr(reply, "to_dict") else dict(reply)
-            except openai.APIStatusError as exc:
-                if exc.status_code == 400 and self._is_refusal(exc):
-                    return {"refusal": f"[refused by the service] {self._error_message(exc)}"}
-                retryable = exc.status_code in RETRY_STATUSES or exc.status_code >= 500
-                error, headers = f"HTTP {exc.status_code}: {self._error_message(exc)}", exc.response.headers
-            except (openai.APIConnectionError, openai.APITimeoutError) as exc:  # timeout is a connection error
-                retryable, error, headers = True, f"{type(exc).__name__}: {exc}", None
-            if not retryable or retries >= self.max_retries:
-                raise RequestFailed(error, retries)
-            wait = retry_after_seconds(headers)
-            if wait is None:
-                wait = self.retry_backoff * (2**retries)
-            self._sleep(min(wait, self.retry_after_cap))
-            retries += 1
+        start_counting_retries()
+        try:
+            raw = self.client.images.with_raw_response.edit(image=image, prompt=prompt, model=self.model_name, n=1, **self.extra_fields)
+            payload = json.loads(raw.content)  # the JSON as sent: no model objects built and dumped again
+        except openai.APIStatusError as exc:
+            if exc.status_code == 400 and self._is_refusal(exc):
+                return {"refusal": f"[refused by the service] {self._error_message(exc)}"}
+            raise RequestFailed(f"HTTP {exc.status_code}: {self._error_message(exc)}", retries_in_flight()) from None
+        except openai.APIError as exc:  # connection errors and timeouts (the whole request's deadline)
+            raise RequestFailed(f"{type(exc).__name__}: {exc}", retries_in_flight()) from None
+        except (ValueError, RecursionError) as exc:
+            raise RequestFailed(f"the reply is not JSON: {exc}", retries_in_flight()) from None
+        if not isinstance(payload, dict):
+            raise RequestFailed(f"the reply is a JSON {type(payload).__name__}, not an object", retries_in_flight())
+        return payload
 
     @staticmethod
     def _error_body(exc) -> dict:
@@ -222,19 +234,32 @@ class OpenAIImageEdit(OnCPU, lmms):
         code = " ".join(str(body.get(k, "")) for k in ("code", "type")).lower()
         return any(c in code for c in REFUSAL_CODES)
 
-    def _download(self, url: str) -> bytes:
-        if url.startswith("data:"):
-            return base64.b64decode(url.split(",", 1)[1])
-        last = None
-        for attempt in range(self.max_retries + 1):
+    def _image_bytes(self, item: dict) -> bytes | None:
+        """The image of one ``data`` item (b64_json, or a URL fetched within the limits), or None."""
+        from lmms_plugins.utils.http_client import FetchError, fetch
+
+        b64 = item.get("b64_json")
+        if b64:
+            if not isinstance(b64, str):
+                raise RequestFailed(f"b64_json is a {type(b64).__name__}, not a string", 0)
+            if len(b64) > (self.max_image_bytes * 4) // 3 + 4:
+                raise RequestFailed(f"the reply's image is larger than max_image_mb={self.max_image_bytes / (1 << 20):g}", 0)
             try:
-                with urllib.request.urlopen(url, timeout=self.timeout) as response:  # noqa: S310 - the server's own URL
-                    return response.read()
-            except OSError as exc:
-                last = exc
-                if attempt < self.max_retries:
-                    self._sleep(min(self.retry_backoff * (2**attempt), self.retry_after_cap))
-        raise RequestFailed(f"could not download the edited image {url}: {last}", self.max_retries)
+                return base64.b64decode(b64)
+            except ValueError as exc:  # binascii.Error
+                raise RequestFailed(f"b64_json is not valid base64: {exc}", 0) from None
+        url = item.get("url")
+        if not url:
+            return None
+        retries = 0
+        while True:
+            try:
+                return fetch(url, max_bytes=self.max_image_bytes, timeout_s=self.timeout, client=self.downloads)
+            except FetchError as exc:
+                if not exc.retryable or retries >= self.max_retries:
+                    raise RequestFailed(f"could not fetch the edited image: {exc}", retries) from None
+            self.policy.sleep(self.policy.delay(retries))
+            retries += 1
 
     def edit_one(self, prompt: str, visuals: list, task: str, doc_id: int) -> str:
         """One sample's answer in the unified form (or lmms-eval's failure marker). Never raises."""
@@ -244,13 +269,14 @@ class OpenAIImageEdit(OnCPU, lmms):
             files = [encode_visual(v, i) for i, v in enumerate(visuals)]
             payload = self._call(files, prompt)
             paths = []
-            for i, item in enumerate(d for d in (payload.get("data") or []) if isinstance(d, dict)):
-                if item.get("b64_json"):
-                    data = base64.b64decode(item["b64_json"])
-                elif item.get("url"):
-                    data = self._download(item["url"])
-                else:
+            items = payload.get("data") if isinstance(payload.get("data"), list) else []
+            for i, item in enumerate(d for d in items if isinstance(d, dict)):
+                data = self._image_bytes(item)
+                if data is None:
                     continue
+                if image_ext(data) is None:  # the service failed to give an image: never scored as the model's edit
+                    raise RequestFailed(f"the Images API sent {len(data)} bytes that are not a PNG, JPEG, WebP or GIF "
+                                        f"image (they start {data[:16]!r})", 0)
                 paths.append(self._save(data, task, doc_id, i))
             text = reply_text(payload)
             if not paths and not text:  # the service answered nothing: the model side failed

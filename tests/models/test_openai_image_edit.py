@@ -93,7 +93,7 @@ def test_429_retry_after_is_honoured_then_the_edit_succeeds(tmp_path):
 
 
 def test_retry_after_is_capped_and_backoff_doubles_without_it(tmp_path):
-    replies = iter([Reply(503, {"error": {"message": "busy"}}, {"Retry-After": "3600"}),
+    replies = iter([Reply(503, {"error": {"message": "busy"}}, {"Retry-After": "100"}),
                     Reply(502, {"error": {"message": "bad gateway"}}), Reply(500, {"error": {"message": "oops"}})])
 
     def handler(req):
