@@ -56,11 +56,17 @@ def status_counts(items: Iterable[Any]) -> Counter:
 
 
 def task_label(name: str) -> str:
-    """``<task>: <name>`` while lmms-eval aggregates a task (lmms_plugins/harness.py names it), else ``name``."""
+    """``name`` with the task lmms-eval is aggregating (lmms_plugins/harness.py names it): ``dod E`` ->
+    ``dod_no_hint E``, ``abacus_score`` -> ``abacus_add_easy: abacus_score``; ``name`` outside a run."""
     from lmms_plugins.utils.run_summary import current_task
 
     task = current_task()
-    return f"{task}: {name}" if task and not name.startswith(task) else name
+    if not task or name.startswith(task):
+        return name
+    word, _, rest = name.partition(" ")
+    if task.startswith(word):  # a benchmark's label ("dod E", "cwi accuracy"): the task in its place
+        return f"{task} {rest}".rstrip()
+    return f"{task}: {name}"
 
 
 def generated(items: Iterable[Any]) -> list:

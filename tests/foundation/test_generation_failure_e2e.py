@@ -89,11 +89,11 @@ def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
         assert dod[f"{metric}_stderr,none"] == "N/A", metric
         assert dod["dod_breakdown,none"][metric] == [0, n_dod // 2, n_dod // 2], metric  # success, pending, total
         assert summary[metric]["statuses"] == {"generation_failed": n_dod // 2}, metric
-    # the printed table: "nan" where no number stands, the failure rate beside it, no dict rows
+    # the printed table: "NaN" where no number stands, the failure rate beside it, no dict rows
     table = [line for line in res["_stdout"].splitlines() if line.startswith("|")]
     cells = [[c.strip() for c in line.split("|")] for line in table]
     d_f = next(c for c in cells if "D_f" in c)
-    assert d_f[d_f.index("D_f") + 2] == "nan" and d_f[d_f.index("D_f") + 4] == "N/A", d_f  # value, stderr
+    assert d_f[d_f.index("D_f") + 2] == "NaN" and d_f[d_f.index("D_f") + 4] == "N/A", d_f  # value, stderr
     assert any("generation_failure_rate" in line for line in table)
     assert not [line for line in table if "{" in line], "a dict-valued row was printed"
     # the last lines of the run: after the table, one per task, naming what failed
