@@ -171,6 +171,16 @@ _TASK_VERBS = (r"(?:reach|get|connect|join|link|satisfy|complete|make|do|draw|so
                r"execute|arrange|place|pose|position|order|put|realis|realiz|reconcile|fit|honor|obey|respect|implement|"
                r"change|turn|transform|modify|move|have|keep|get)")
 
+# the act of producing the result, and the result as a whole (not a part of it)
+_DECLINE_VERB = (r"(?:draw|generat|produc|render|creat|mak|edit|modif|perform|output|return|show|hand|depict|apply|carry\s+out|do|"
+                 r"provide|deliver|give|paint|illustrat|fulfil|complet|honou?r|attempt|swap|proceed\s+with|comply\s+with|go\s+(?:ahead\s+)?with)\w*")
+_RESULT_OBJECT = (r"(?:(?:an?|the|this|that|any|such\s+an?|your|my|one|the\s+requested|the\s+asked(?:-for)?)\s+(?:(?:\w+|\w+-\w+)\s+){0,2}?"
+                  r"(?:image|picture|edit|version|photo|change|swap|scene|request|rendering|output|drawing|result|modification|edited\s+image|"
+                  r"transformation|instruction|task|one|frame|path|route|solution|arrangement|pose)s?\b)")
+_REFERENT_VERB = (r"(?:close|open|swap|move|reposition|lift|raise|lower|turn|rotate|fold|unfold|exchange|replace|remove|recolou?r|paint|"
+                  r"stack|place|put|pose|adjust|change|edit|modify|shift|flip|hang|light|extinguish|fill|empty|bend|straighten|melt|freeze|"
+                  r"break|fix|trade|switch)")
+
 _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # "there is no valid path", "there isn't a valid arrangement", "there exist zero valid orderings"
     ("no_solution", re.compile(
@@ -223,6 +233,32 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("verdict", re.compile(r"^[#*>\s\-]*(?:final\s+|short\s+|my\s+)?(?:verdict|conclusion|answer|result|decision|assessment|status|outcome|feasib(?:le|ility)|solvab(?:le|ility)|possible|possibility|doable|achievable|reachable|solution)\s*\??\s*\**\s*(?::|=|-|–|—|\?)\s*\**\s*(?:no\b|false\b|none\b|infeasible|impossible|unsolvable|unreachable|not\s+(?:feasible|possible|solvable|doable|reachable)|declined?\b|abstain|refuse)", re.I), "verdict"),
     ("verdict", re.compile(rf"^[#*>\s\-]*(?:so|thus|therefore|hence|verdict|overall|in\s+short|bottom\s+line)?\s*[:,]?\s*\**(?:{_ADJ}|no\s+{_QUAL}(?:solution|path|route|way|answer)s?|no\s+go|cannot\s+be\s+done|can't\s+be\s+done|not\s+doable)\**\s*(?:[.!:—–\-(]|$)", re.I), "verdict"),
     ("verdict", re.compile(rf"^[#*>\s\-]*{_ADJ}\s+(?:goal|end|target|maze|request|task|edit|puzzle|instruction|demand|exit|finish)\b", re.I), "verdict"),
+    # The decision not to produce the requested result, stated as an act: "I won't draw it", "I'm not
+    # producing this edit", "I have to decline", "I'm leaving the image unedited", "No image from me".
+    # Its object is the result as a whole (it, this, the image / edit / request, both), never a part of
+    # it ("I won't change the lighting" is a detail of an edit); capability and safety are checked after.
+    ("declines", re.compile(
+        rf"\b(?:i|we)(?:'m|'ll|'d|'ve|\s+am|\s+will|\s+shall|\s+have|\s+must|\s+would)?\s*(?:(?:just|simply|therefore|then|now)\s+)?"
+        rf"(?:won't|will\s+not|shan't|am\s+not\s+going\s+to|'m\s+not\s+going\s+to|not\s+going\s+to|'m\s+not|am\s+not|not|don't|do\s+not|haven't|have\s+not|hasn't|"
+        rf"'d\s+rather\s+not|rather\s+not|can't|cannot|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|couldn't|could\s+not|refrain\s+from|'ll\s+refrain\s+from|will\s+refrain\s+from)\s+"
+        rf"(?:(?:yet|actually|really|even|be|going\s+to|able\s+to|go\s+ahead\s+and)\s+)*"
+        rf"{_DECLINE_VERB}\s+(?:(?:it|this|that|them|both|anything|either|one)\b(?!\s+(?:of|part|side|corner|detail)\b)|{_RESULT_OBJECT})"
+        rf"|\b(?:i|we)(?:'m|'ll|'ve|\s+am|\s+will|\s+must|\s+have\s+to|'ll\s+have\s+to|\s+need\s+to|'ve\s+got\s+to|\s+have\s+got\s+to)?\s+(?:(?:respectfully|politely|therefore|have\s+to|must|going\s+to|just|simply)\s+)*(?:declin(?:e|ing)|pass(?:ing)?\s+on|sit(?:ting)?\s+(?:this|it)\s+(?:one\s+)?out|skip(?:ping)?\s+(?:this|it|the\s+edit|the\s+request))\b(?!\s+to\b)"
+        rf"|\b(?:i|we)(?:'m|'ll|\s+am|\s+will)?\s+(?:(?:just|simply|therefore|then)\s+)?(?:leav(?:e|ing)|hand(?:ing)?\s+back|return(?:ing)?|keep(?:ing)?|send(?:ing)?\s+back)\s+(?:(?:the|this|your)\s+(?:\w+\s+)?(?:image|picture|photo|original|scene|input)|it)\s+(?:as\s+(?:it\s+)?is|as\s+it\s+was|unedited|untouched|unchanged|unmodified|alone|without\s+(?:any\s+)?(?:edits?|changes?|modifications?))\b"
+        rf"|\b(?:i|we)(?:'m|\s+am)\s+leaving\s+it\s*(?:there\s*|at\s+that\s*)?(?:[.!;]|$)"
+        rf"|(?:^|[.;:—–]\s*)\W*(?:not|no)\s+(?:drawing|generating|editing|producing|rendering|making)\s+(?:this|that|it|one|anything|an?\s+(?:image|picture|edit))\b"
+        rf"|\b(?:no|zero)\s+(?:image|edit|picture|drawing|output|rendering)s?\s+(?:from\s+me|this\s+time|for\s+(?:this|that|now)|on\s+this|here)\b"
+        rf"|\b(?:returning|return|giving|producing|generating|making)\s+no\s+(?:edit|image|picture|output|drawing)\b"
+        rf"|^\W*declined?\W*(?:[:.—–-]|$)", re.I), "decline_act"),
+    # No room for what is asked: "no room for a tenth chair", "there isn't the space", "six won't fit".
+    ("no_room", re.compile(
+        r"\b(?:no|not\s+enough|isn't\s+(?:enough|the|any)|is\s+not\s+(?:enough|the|any)|aren't\s+enough|too\s+little)\s+(?:\w+\s+)?(?:room|space|surface|places?|spots?|slots?|seats?|capacity)\b(?!\s+(?:for\s+)?(?:doubt|error|improvement|interpretation|debate|argument)\b)"
+        r"|\b(?:won't|will\s+not|can't|cannot|can\s+not|couldn't|could\s+not|don't|do\s+not|doesn't|does\s+not|wouldn't|would\s+not|never)\s+(?:all\s+|both\s+|possibly\s+)?fit\b", re.I), "no_room"),
+    # Nothing to act on: "nothing to close", "no second painting to swap it with", "I have no pose to change".
+    ("missing_referent", re.compile(
+        rf"\b(?:nothing|no\s+(?!need\b|reason\b|point\b|problem\b|issue\b|doubt\b|way\b|time\b|more\b|further\b|extra\b|other\s+changes\b)(?:\w+\s+){{0,2}}?\w+|(?:isn't|is\s+not|aren't|are\s+not)\s+(?:a|an|any)\s+(?:\w+\s+){{0,2}}?\w+)\s+(?:(?:here|there|left|in\s+(?:the|this)\s+\w+)\s+)?(?:for\s+me\s+)?to\s+{_REFERENT_VERB}\b", re.I), "referent"),
+    # Two states that cannot both hold: "both can't hold in one picture", "both at once isn't something I can draw".
+    ("contradiction", re.compile(r"\bboth\b(?:\s+(?:at\s+once|together|of\s+(?:them|those|these)))?\s+(?:can't|cannot|can\s+not|couldn't|won't|isn't|is\s+not|aren't|are\s+not)\s+(?:\w+\s+){0,2}?(?:hold|true|shown|drawn|satisfied|met|happen|coexist|work|fit|possible|something)\b", re.I), "contradiction"),
 ]
 
 # --- other languages: conclusion patterns, and the cues that block them ------------------------------------
@@ -267,6 +303,35 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:immagin[ei]|imag(?:em|ens))\s+(?:valid[ae]|possibil[ei]|v[áa]lidas?|poss[íi]vel|corrett[ae]|corretas?|che|que)|"
         r"\bnon\s+esiste\b|\bn[ãa]o\s+existe\b", re.I), "ml"),
 ]
+# The decision not to produce the result, no room for it, nothing to act on (as the English "declines",
+# "no_room" and "missing_referent" rules), in the other covered languages.
+_ML_PATTERNS.append(("ml_declines", re.compile(
+    # fr
+    r"\bje\s+ne\s+(?:peux|vais|pourrai|pourrais|veux|compte|souhaite)\s+pas\s+(?:\w+\s+)?(?:produire|montrer|dessiner|g[ée]n[ée]rer|cr[ée]er|faire|r[ée]aliser|modifier|[ée]diter|rendre|appliquer|effectuer)\b(?!\s+(?:des|d')\s*images?\b)"
+    r"|\bje\s+ne\s+(?:g[ée]n[ée]re|produis|dessine|modifie|fais|cr[ée]e|touche)\s+(?:donc\s+)?pas\b|\bje\s+m'abstiens\b|\bje\s+(?:refuse|d[ée]cline)\b(?!\s+(?:pas|de\s+refuser))"
+    r"|\bje\s+(?:laisse|rends|renvoie|garde)\s+(?:donc\s+)?(?:l'image|la\s+photo|l'original|le\s+dessin|la\s+sc[èe]ne)(?:\s+\w+){0,2}\s+(?:telle\s+quelle|tel\s+quel|sans\s+(?:aucune\s+)?modification|intacte?|inchang[ée]e?)"
+    r"|\bil\s+n'y\s+a\s+rien\s+à\s+\w+|\bpas\s+de\s+(?:chemin|passage|route|issue|place|solution|sortie)\b|\bla\s+place\s+manque\b|\bil\s+ne\s+reste\s+(?:\w+\s+){0,3}?pas\s+de\s+place\b|\b(?:ne\s+)?(?:tient|tiennent|rentre|rentrent)\s+pas\b"
+    # es
+    r"|\bno\s+(?:voy\s+a|puedo|podr[ée]|pienso|podemos|vamos\s+a)\s+(?:\w+\s+)?(?:generar|hacer|editar|dibujar|producir|crear|mostrar|modificar|aplicar|realizar)\b(?!\s+im[áa]genes)"
+    r"|\bno\s+(?:genero|dibujo|edito|hago|modifico|produzco|muestro|toco)\b|\b(?:lo|la)\s+dejo\s+(?:aqu[íi]|as[íi]|como\s+est[áa])\b|\bdejo\s+la\s+(?:imagen|foto)\s+(?:como\s+est[áa]|sin\s+cambios|intacta|tal\s+cual)"
+    r"|\bno\s+(?:caben?|encajan?|puede\s+ser)\b|\bno\s+se\s+puede\s*(?:[.,;:!]|$)|\bno\s+hay\s+(?:un[ao]?\s+)?(?:\w+\s+){0,2}?(?:que|para|con\s+(?:el|la)\s+que)\s+(?:mover|cambiar|cerrar|intercambiar|editar|levantar|girar|abrir|quitar|reemplazar)"
+    r"|\bno\s+existe\s+(?:un[ao]?\s+)?(?:\w+\s+)?(?:con\s+(?:el|la)\s+que|que)\s+\w+|\b(?:me\s+)?(?:niego|abstengo)\b|\bno\s+hay\s+(?:sitio|espacio|lugar)\b"
+    # de
+    r"|\b(?:erzeuge|zeichne|bearbeite|generiere|erstelle|ändere|mache|liefere|male)\s+ich\s+(?:\w+\s+)?(?:kein(?:e|en)?\s+(?:\w+\s+)?(?:Bild|Bearbeitung|Änderung|Version)|(?:das\s+Bild\s+|es\s+|dies(?:es)?\s+|das\s+)?nicht\b)"
+    r"|\bich\s+(?:kann|werde|möchte|will)\s+(?:\w+\s+){0,3}?(?:nicht|kein\w*)\s+(?:\w+\s+)?(?:erzeugen|zeichnen|bearbeiten|generieren|erstellen|umsetzen|darstellen|zeigen|liefern)\b(?!\s+Bilder)"
+    r"|\bich\s+lasse\s+(?:das|die)\s+(?:Bild|Foto|Original|Szene)\s+(?:unverändert|so|wie\s+es\s+ist|unbearbeitet)|\bpass(?:t|en)\s+(?:\w+\s+){0,5}?nicht\b"
+    r"|\b(?:Lösung|Weg|Pfad|Route|Anordnung|Möglichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Darstellung|Bild)(?:en|er)?\s+gibt\s+es\s+(?:\w+\s+){0,5}?nicht\b"
+    # zh
+    r"|我?(?:就|先|暂时|这次)?不(?:生成|画|改|修改|编辑|绘制|出图|做修改|做这个修改|处理|做这张图)(?:了|这张图|图片|图像|任何)?(?=[。！，,.!；;]|$|了)|(?:这次|这张图)(?:我)?(?:就)?不(?:做|画|改)"
+    r"|没有(?:第二|另一|另外)[^，。]{0,6}(?:可以|能)?(?:移动|收起|交换|替换|修改|调整|编辑|挪)|没有(?:可以|能)[^，。]{0,6}的|(?:摆|放|装|容|塞|挤|坐|画)不(?:出|下)|没有(?:空位|空余的?位置|地方|空间)"
+    # ja
+    r"|(?:描け|作れ|行え|編集でき|描くことはでき|作ることはでき|表現でき)(?:ません|ない)|(?:作り|描き|生成し|編集し)ません|相手が(?:ありません|ない|いません)|解なし"
+    r"|(?:入れ替える|動かす|移動する|替える)[^、。]{0,8}(?:が|は)(?:ありません|ない|いません|いない)"
+    # ko
+    r"|(?:만들|그릴|편집할|생성할|보여\s*드릴|바꿀|옮길|표현할|담을)\s*수\s*(?:가\s*)?없|(?:편집|생성|수정|작업|그리기)(?:은|는|를|을)?\s*하지\s*않겠|담기지\s*않"
+    r"|(?:옮길|바꿀|움직일|교체할)\s*(?:\S+\s+){0,2}?\S*(?:이|가)\s*없",
+    re.I), "ml"))
+
 # Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
 # conclusion, retraction, capability. Read in the clause before the match.
 _ML_BLOCK_BEFORE = re.compile(
@@ -302,6 +367,14 @@ _ML_NEG_AFTER = re.compile(r"^\s*(?:ist|war|sind|wäre|scheint|erscheint)\s+(?:\
 _ML_LOCAL_SUBJECT = re.compile(
     r"(?:这|那|左|右|上|下|前|后|第[一二三四五六七八九十\d]+)(?:(?!迷宫|地图|整个|图中)[^，。！？、]){0,6}(?:条|个)?(?:路|通道|路线|方向|分支|走廊|岔路)"
     r"|(?:この|その|あの|上|下|左|右)[^、。]{0,4}(?:通路|道|ルート|経路|分岐)(?:は|が)")
+# optimality: "pas de meilleure solution que ce chemin", "没有比这更短的路线", "이보다 더 짧은 경로는 없습니다"
+_ML_COMPARATIVE = re.compile(
+    r"\b(?:meilleure?s?|plus\s+(?:court|courte|rapide|simple)s?|m[áa]s\s+(?:corto|corta|r[áa]pido|simple)s?|mejor(?:es)?|k[üu]rzere?[nrsm]?|bessere?[nrsm]?|schnellere?[nrsm]?)\b"
+    r"|更短|更好|更快|更近|更简单|より短い|より良い|より早い|より簡単|더\s*짧은|더\s*나은|더\s*빠른|이보다|これより|比这", re.I)
+# figurative: "un rouge presque impossible", "de un azul imposible", "ein fast unmöglich tiefes Blau"
+_ML_FIGURATIVE_BEFORE = re.compile(
+    r"\b(?:presque|quasi|casi|fast|nahezu|beinahe|quasi|几乎|ほとんど)\s*$"
+    r"|\b(?:d'un|d'une|un|une|de\s+un[ao]?|un[ao]?|ein(?:e[mnrs]?)?|uno)\s+(?!(?:t[âa]che|demande|requ[êe]te|modification|combinaison|sc[èe]ne|situation|consigne|tarea|petici[óo]n|solicitud|edici[óo]n|combinaci[óo]n|escena|situaci[óo]n|instrucci[óo]n|Aufgabe|Anforderung|Kombination|Bearbeitung|Szene|Situation|Anweisung)\b)\w+\s+(?:presque\s+|casi\s+|fast\s+)?$", re.I)
 _ML_UNIVERSAL = re.compile(r"每|所有|任何|全部|都|すべて|全て|どの|どれも")
 # After a match, the same sentence says another way works: a narrower property ("Einen kürzeren Weg gibt
 # es nicht, aber dieser funktioniert"), as _NARROWER_AFTER for English
@@ -314,6 +387,7 @@ _RETRACT = re.compile(
     r"hold\s+on|sorry|never\s*mind|rereading|re-reading|looking\s+again|i\s+misread|i\s+was\s+wrong|my\s+mistake)"
     r"|\b(?:i\s+was\s+wrong|my\s+mistake|i\s+made\s+a\s+mistake|i\s+missed|i\s+misread|misread|overlooked|doable\s+after\s+all|possible\s+after\s+all|solvable\s+after\s+all|feasible\s+after\s+all|there\s+is\s+one\s+after\s+all)\b"
     r"|^(?:there\s+(?:is|'s)\s+(?:one|a\s+(?:valid\s+|legal\s+)?(?:path|route|way|solution)))\b"
+    r"|^(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(?:'d|\s+would|\s+might|\s+thought)\b"
     r"|^(?:等等|等一下|不对|其实|其實|待って|いや|実は|attends|attendez|en\s+fait|non,|espera|en\s+realidad|moment|doch|eigentlich|aspetta|espere)",
     re.I)
 _RETRACT_SAME = re.compile(
@@ -331,7 +405,7 @@ _HEDGE = re.compile(
     r"not\s+(?:sure|certain|convinced)|conceivabl[ey]|conceivably|possible\s+that|chance|risk|check|verify|determine|see\s+if|test|"
     r"decide|state\s+that|say\s+that|stating|says|said|asks?\s+(?:me|us|to|whether|if|for)|asked\s+(?:me|us|to|whether|if|for)|reminds?|reminder|told|tells|call|calls|called|report|declare|"
     r"answer\s+that|instructions?\s+(?:say|says|state)|prompt|at\s+first|first\s+glance|initially|thought|worried|feared|fear|"
-    r"hypothetically|imagine|pretend|claim|claims|someone|(?:going|about|tempted|ready)\s+to\s+(?:say|conclude|write|declare)|would\s+have\s+said|i'd\s+(?:say|have\s+said)|question\s+is|until|before|almost|nearly|hard\s+to\s+say|"
+    r"hypothetically|imagine|pretend|claim|claims|someone|suggest|suggests|suggested|(?:going|about|tempted|ready)\s+to\s+(?:say|conclude|write|declare)|would\s+have\s+said|i'd\s+(?:say|have\s+said)|question\s+is|until|before|almost|nearly|hard\s+to\s+say|"
     r"i\s+guess|guess|doubt|unless)\b",
     re.I)
 # Right before a match: a negation of it ("not impossible", "never said it was unsolvable").
@@ -353,10 +427,14 @@ _LOCAL_SUBJECT = re.compile(
     r"|\b(?:going|moving|turning|continuing|heading)\s+(?:left|right|up|down|north|south|east|west|further|on)\b|\bdiagonal",
     re.I)
 _ENDPOINT = re.compile(r"\b(?:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two|both|it|entrance|cheese|flag|star|home|treasure|maze|puzzle|magenta|blue|yellow|orange|purple)\b|\b[A-Z]\b(?!\s*\d)")
+# the same reasons in the other covered languages
+_SAFETY_ML = re.compile(
+    r"\b(?:harcel\w*|harc[èe]lement|violen(?:ce|t)|haine|vie\s+priv[ée]e|politique\s+d'utilisation|acos\w*|violencia|odio|privacidad|pol[íi]tica\s+de\s+uso|"
+    r"bel[äa]stig\w*|Gewalt|Hass|Privatsph[äa]re|Richtlinien?|Nutzungsbedingungen)\b|骚扰|暴力|隐私|政策|嫌がらせ|暴力|プライバシー|ポリシー|괴롭|폭력|개인\s*정보|정책", re.I)
 _SAFETY = re.compile(
     r"\b(?:violen\w*|sexual\w*|nud\w*|harm(?:ful|s)?|harass\w*|hate\w*|polic(?:y|ies)|guidelines?|inappropriate|offensive|"
     r"unsafe|weapons?|consent|privacy|copyright\w*|misleading|explicit|self-harm|public\s+figure|real\s+person|identifiable|"
-    r"terms\s+of\s+(?:service|use)|deceive|deceptive|disinformation|misinformation|deepfake|comfortable|ethic\w*)\b",
+    r"terms\s+of\s+(?:service|use)|private|medical\s+(?:information|records?|data)|personal\s+(?:data|information)|deceive|deceptive|disinformation|misinformation|deepfake|comfortable|ethic\w*)\b",
     re.I)
 # What a conclusion of "impossible to X" is about when X is a perception or a rule, not the task.
 _IDIOM_VERB = re.compile(
@@ -383,14 +461,25 @@ _NARROWER_AFTER = re.compile(
     r"|\b(?:isn't|is\s+not|not|aren't|wasn't|was\s+not|never)\s+(?:required|needed|asked|necessary|part\s+of|requested|demanded|specified|mentioned|what\s+(?:was|is)\s+asked)|\bnothing\s+(?:says|requires|asks)"
     r"|\b(?:meets|satisfies|fulfils|fulfills|works|connects|reaches|is\s+easy|is\s+fine|is\s+doable|is\s+possible|exists|is\s+open)\b"
     r"|\bthe\s+(?:requested|asked|lower|upper|other|left|right|second|main)\b)"
-    r"|\b(?:which|that)\s+is\s+(?:fine|ok|okay|acceptable|not\s+required|not\s+needed)\b|\bthat's\s+(?:fine|ok|okay)\b",
+    r"|\b(?:which|that)\s+is\s+(?:fine|ok|okay|acceptable|not\s+required|not\s+needed)\b|\bthat's\s+(?:fine|ok|okay)\b"
+    r"|\bbut\s+(?:one|this\s+one|the\s+\w+\s+one|another|the\s+last|the\s+other)\s+(?:does|do|works|can|is\s+open|gets\s+through|reaches)\b",
     re.I)
 # Right after a conclusion: a condition or a time qualifier ("cannot be done without ...", "impossible at first")
-_CONDITION_AFTER = re.compile(r"^\s*,?\s*(?:without(?!\s+(?:breaking|violating|crossing|going\s+through|passing\s+through|breaching|contradicting|ignoring|bending|changing|breaking)\b)|on\s+(?:my|the|a)\s+first\s+(?:pass|try|attempt|look)|unless|except|if|while\s+also|at\s+first|initially|at\s+first\s+glance|on\s+the\s+surface|in\s+(?:this|that|the\s+\w+)\s+(?:version|case|variant))\b", re.I)
+_CONDITION_AFTER = re.compile(r"^\W*(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(?:'d|\s+would|\s+might|\s+thought|\s+first)|^\s*,?\s*(?:without(?!\s+(?:breaking|violating|crossing|going\s+through|passing\s+through|breaching|contradicting|ignoring|bending|changing|breaking)\b)|on\s+(?:my|the|a)\s+first\s+(?:pass|try|attempt|look)|unless|except|if|while\s+also|at\s+first|initially|at\s+first\s+glance|on\s+the\s+surface|in\s+(?:this|that|the\s+\w+)\s+(?:version|case|variant))\b", re.I)
 # After "no X": "is perfect", "is diagonal", "is needed" (a property of the items, not existence)
 _PROPERTY_AFTER = re.compile(
     r"^\s*(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|looks?|seems?)\s+(?!possible\b|valid\b|feasible\b|available\b|left\b|viable\b|achievable\b|"
     r"acceptable\b|able\b|allowed\b|legal\b|reachable\b|found\b|open\b|there\b|consistent\b|compatible\b|satisf|correct\b|workable\b|doable\b)\w+", re.I)
+_ACT_KINDS = ("decline_act", "no_room", "referent")
+# "a shorter path doesn't exist", "no better solution than this", "no other arrangement beats it": optimality
+_COMPARATIVE_BEFORE = re.compile(r"\b(?:shorter|better|faster|quicker|simpler|cleaner|cheaper|nicer|more\s+\w+|easier|best|shortest|optimal)\s+(?:\w+\s+)?$|\b(?:shorter|better|faster|quicker|simpler|cleaner|easier)\s+(?:\w+\s+)?(?:path|route|solution|way|arrangement|option|answer|version)s?\b", re.I)
+_BEATS_AFTER = re.compile(r"^\s*(?:\w+\s+){0,3}?(?:beats?|than\b|is\s+(?:better|shorter|simpler)|improves?\s+on|would\s+be\s+(?:better|shorter))", re.I)
+# "impossible-looking", "an impossible angle" (a non-task noun right after)
+_FIGURATIVE_AFTER = re.compile(r"^-?(?:looking|seeming|sounding)\b", re.I)
+_ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:an?|almost|nearly|near|most|so|quite|truly|seemingly|an\s+almost|an\s+utterly)\s*$", re.I)
+_NON_TASK_NOUN_AFTER = re.compile(
+    r"\s+(?!(?:task|request|edit|demand|ask|combination|scene|situation|constraint|instruction|requirement|condition|puzzle|maze|job|order|"
+    r"brief|setup|premise|target|goal|result|outcome|state|configuration|arrangement|layout|pose|position|image|picture|version|edit)s?\b)[a-z]\w+", re.I)
 _REASON = re.compile(r"\b(?:because|since|as|given|due\s+to|for)\b|:|—|–", re.I)
 _INVERTED_CONDITIONAL = re.compile(r"^(?:should|were|had)\s+(?:the|it|this|that|there|a|an|any|we|i)\b[^,]*,", re.I)
 _HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
@@ -466,8 +555,13 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         return f"'{matched} to {verb}' is an idiom or about a rule or one move, not the task"
     if _NARROWER_AFTER.search(after):
         return "a narrower property than the request (the rest of the sentence says the request itself is fine)"
-    if _CONDITION_AFTER.match(after) or re.search(r"\binstead\b", after, re.I):
+    if _CONDITION_AFTER.match(after) or (kind not in _ACT_KINDS and re.search(r"\binstead\b", after, re.I)):
         return "a condition, or one option among others (not the task)"
+    if kind in ("noun", "noun_lead", "plain", "reach") and (_COMPARATIVE_BEFORE.search(matched) or _COMPARATIVE_BEFORE.search(sentence[max(0, start - 30):start])
+                                                           or _BEATS_AFTER.match(after)):
+        return "about a better or other solution than one that exists (optimality), not that none exists"
+    if kind == "adjective" and (_FIGURATIVE_AFTER.match(after) or (_ATTRIBUTIVE_BEFORE.search(prefix) and _NON_TASK_NOUN_AFTER.match(after))):
+        return "a figurative use (an impossible angle, an impossible-looking finish), not the task"
     if kind in ("noun", "noun_lead"):
         if kind in ("noun", "noun_lead") and _PROPERTY_AFTER.match(after):
             return "says something about the items, not that none exists"
@@ -502,15 +596,25 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         return "not about the start or the goal"
     if kind == "all_fail" and not re.search(r"\b(?:goal|end|target|exit|red|finish|destination|start|so|hence|which\s+means|therefore|thus|alternative|variation|option|possibilit)\w*", sentence, re.I):
         return "not about the start or the goal"
+    if kind == "decline_act" and re.search(r"\b(?:can't|cannot|can\s+not|unable|not\s+able|couldn't|could\s+not)\b", matched, re.I) \
+            and re.search(r"\b(?:it|this|that|them|anything|one)$", matched, re.I):
+        # "I can't do that": an ability to do "that", with no reason, could be a refusal for any reason
+        clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
+        if not _REASON.search(clause):
+            return "a refusal without a stated reason (could be for any reason)"
+    if kind == "decline_act" and re.search(r"\bbut\s+(?:here(?:'s|\s+is|\s+it\s+is)|i(?:'ve|\s+have)\s+(?:drawn|made|done|applied|edited)|the\s+(?:edit|image)\s+(?:is|below))", after, re.I):
+        return "declines a quality or a part, then gives the result (the sentence goes on to it)"
+    if kind == "no_room" and (_LOCAL.match(after) or re.match(r"\s+(?:there|here|on\s+(?:the|that|this)\s+\w+\s+side|at\s+(?:the|that)\s+\w+)\b", after, re.I)):
+        return "no room in one place (a failed attempt), not for the result"
     if kind == "first_person":
         if _CAPABILITY.search(sentence):
             return "a refusal because of the model's own tooling, not infeasibility"
         clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
         if not _REASON.search(clause):
             return "a refusal without a stated reason (could be for any reason)"
-    if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction") and _CAPABILITY.search(sentence) and re.search(r"\b(?:i|me|my|we)\b", sentence, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", sentence, re.I):
+    if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction", "decline_act") and _CAPABILITY.search(sentence) and re.search(r"\b(?:i|me|my|we)\b", sentence, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", sentence, re.I):
         return "about the model's own capability, not the task"
-    if _SAFETY.search(sentence):
+    if _SAFETY.search(sentence) or _SAFETY_ML.search(sentence):
         return "a refusal for a safety or policy reason, not infeasibility"
     if _RETRACT_SAME.search(after[:120]):
         return "retracted in the same sentence"
@@ -534,6 +638,10 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
         return "negated (no such thing, or the negation follows the verb)"
     if _ML_LOCAL_SUBJECT.search(prefix) and not _ML_UNIVERSAL.search(prefix):
         return "about one named route (a local dead end), not the task"
+    if _ML_COMPARATIVE.search(sentence[max(0, m.start() - 30):m.end()]):
+        return "about a better or shorter solution than one that exists (optimality)"
+    if _ML_ADJ.search(m.group(0)) and _ML_FIGURATIVE_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
+        return "a figurative use (a colour or a look described as impossible), not the task"
     if _ML_BLOCK_AFTER.match(sentence[m.end():m.end() + 20]):
         return "a question or a hedge"
     if _ML_NARROWER_AFTER.match(sentence[m.end():m.end() + 140]):
@@ -543,7 +651,7 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
         return "an idiom"
     if _CAPABILITY_ML.search(sentence) and not re.search(r"矛盾|壁|墙|contradi|mur|pared|Wand", sentence):
         return "about the model's own capability"
-    if _SAFETY.search(sentence):
+    if _SAFETY.search(sentence) or _SAFETY_ML.search(sentence):
         return "a safety refusal"
     if _RETRACT_SAME.search(sentence[m.end():m.end() + 80]):
         return "retracted in the same sentence"
