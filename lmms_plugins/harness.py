@@ -27,7 +27,6 @@ from typing import Any
 _PATCHED = "_lmms_plugins_harness_patched"
 #: names of this package's metrics whose aggregated value is not a number (kept out of the printed table)
 _NON_NUMBER_METRICS: set[str] = set()
-_printed_for: set[int] = set()
 
 
 def _ours(fn: Any) -> bool:
@@ -100,6 +99,18 @@ def table_view(result_dict: dict, column: str) -> dict:
     return {**result_dict, column: kept}
 
 
+def with_end_lines(table: str, column: str, has_groups: bool) -> str:
+    """``table`` followed by the end-of-run lines when it is the last table lmms-eval prints (the
+    groups table comes after the tasks' when the results have groups); the lines are printed once."""
+    from lmms_plugins.utils import run_summary
+
+    if column != "groups" and has_groups:
+        return table
+    lines = run_summary.end_lines()
+    run_summary.clear()  # a second evaluation in the same process reports its own tasks
+    return f"{table}\n" + "\n".join(lines) + "\n" if lines else table
+
+
 def patch_utils(module) -> None:
     original = getattr(module, "make_table", None)
     if original is None:
@@ -118,15 +129,8 @@ def patch_utils(module) -> None:
             view = result_dict
         table = original(view, column, sort_results)
         try:
-            # lmms_eval.__main__ prints the groups table after the tasks' when "groups" is in the results
-            last = column == "groups" or not (isinstance(result_dict, dict) and "groups" in result_dict)
-            if last and id(result_dict) not in _printed_for:
-                from lmms_plugins.utils.run_summary import end_lines
-
-                lines = end_lines()
-                if lines:
-                    _printed_for.add(id(result_dict))
-                    table = f"{table}\n" + "\n".join(lines) + "\n"
+            if isinstance(result_dict, dict) and isinstance(result_dict.get("results"), dict):
+                table = with_end_lines(table, column, "groups" in result_dict)
         except Exception:  # noqa: BLE001 - the table is printed whatever happens here
             pass
         return table
@@ -135,4 +139,4 @@ def patch_utils(module) -> None:
     module.make_table = make_table
 
 
-__all__ = ["patch_evaluator_utils", "patch_utils", "table_view"]
+__all__ = ["patch_evaluator_utils", "patch_utils", "table_view", "with_end_lines"]

@@ -234,6 +234,20 @@ def test_abacus_failure_scores_zero_under_its_own_status():
     assert out["abacus_coverage"]["value"] == 0.0 and out["generation_failure_rate"]["value"] == 1.0
 
 
+def test_non_image_bytes_from_an_images_api_are_generation_failed_not_bad_image():
+    """openai_image_edit answers bytes that are no image with lmms-eval's failure marker
+    (tests/models/test_openai_image_edit_inputs.py): every image benchmark records generation_failed."""
+    from PIL import Image
+
+    from lmms_plugins.models.openai_image_edit import FAILURE_PREFIX
+    from lmms_plugins.tasks.abacus import hooks
+
+    raw = f"{FAILURE_PREFIX} after 0 retries] the Images API sent 39 bytes that are not a PNG, JPEG, WebP or GIF image"
+    doc = {"image": Image.new("RGB", (64, 48)), "count": 1, "category": "dog", "abacus_operation": "add", "image_id": 3}
+    out = hooks.process_results(doc, [raw])
+    assert {v["status"] for v in out.values()} == {GENERATION_FAILED}
+
+
 def _abacus_item(metric_values, state="ok"):
     from lmms_plugins.utils.status import sample
 
