@@ -13,6 +13,11 @@ Relative image paths are relative to the JSONL file. ``images`` is a folder of i
 image, or with no JSONL at all. ``key_field`` chooses the doc field (default: the first of
 ``key, case_id, id, task_id, sample_id`` that the doc has).
 
+Every line is checked when the model is made, before any request: a line that is not a JSON
+object, a ``doc_id`` that is not a non-negative integer (``0.7`` is an error, never read as 0), a
+``key``, ``task``, ``image`` or ``images`` of the wrong type, or a second line for the same sample
+stops the run with an error naming the file and the line.
+
 A sample with no recorded output, or whose image file is missing, is not fatal: the model
 answers ``{"text": "", "images": [], "error": "..."}``, a warning names the sample, and the
 task records it with a per-sample status (``missing_image`` / ``unparsable``).
@@ -34,17 +39,67 @@ KEY_FIELDS = ("key", "case_id", "id", "task_id", "sample_id")
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".webp")
 
 
+class ReplayFileError(ValueError):
+    """A line of the replay file that cannot be used; the message names the file and the line."""
+
+
+def _doc_id(value, where: str) -> int:
+    """A doc index: a non-negative integer (``3`` or ``3.0``); 0.7, "3", true are errors, never rounded."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ReplayFileError(f"{where}: 'doc_id' must be a non-negative integer, got {type(value).__name__} {value!r}")
+    if isinstance(value, float) and not value.is_integer():
+        raise ReplayFileError(f"{where}: 'doc_id' must be a non-negative integer, got {value!r}")
+    if value < 0:
+        raise ReplayFileError(f"{where}: 'doc_id' must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def check_row(row, where: str) -> dict:
+    """The row if every field the replay reads has a usable type; ReplayFileError (file:line) otherwise."""
+    if not isinstance(row, dict):
+        raise ReplayFileError(f"{where}: each line must be a JSON object, got {type(row).__name__}")
+    if not ({"key", "doc_id"} & row.keys()):
+        raise ReplayFileError(f"{where}: each line needs 'key' or 'doc_id'")
+    if "key" in row and (isinstance(row["key"], bool) or not isinstance(row["key"], (str, int)) or row["key"] == ""):
+        raise ReplayFileError(f"{where}: 'key' must be a non-empty string or an integer, got {row['key']!r}")
+    if "doc_id" in row:
+        _doc_id(row["doc_id"], where)
+    if "task" in row and not isinstance(row["task"], str):
+        raise ReplayFileError(f"{where}: 'task' must be a string, got {type(row['task']).__name__}")
+    if row.get("image") is not None and not (isinstance(row["image"], str) and row["image"]):
+        raise ReplayFileError(f"{where}: 'image' must be a path (a non-empty string), got {type(row['image']).__name__} {row['image']!r}"[:300])
+    images = row.get("images")
+    if images is not None and not isinstance(images, str) and not (
+            isinstance(images, list) and all(isinstance(p, str) and p for p in images)):
+        raise ReplayFileError(f"{where}: 'images' must be a path or a list of paths (non-empty strings), got {images!r}"[:300])
+    return row
+
+
 def load_outputs(path: Path) -> tuple[dict, dict, dict]:
-    """Index a replay JSONL by key, by (task, doc_id) and by doc_id. Bad lines are errors with their number."""
+    """Index a replay JSONL by key, by (task, doc_id) and by doc_id. Every line is checked here,
+    before any request: a bad line (not JSON, a field of the wrong type, a second line for the same
+    sample) is a ReplayFileError naming the file and the line."""
     by_key, by_task_doc, by_doc = {}, {}, {}
-    for number, row in iter_jsonl(path, error=ValueError):
-        if not isinstance(row, dict) or not ({"key", "doc_id"} & row.keys()):
-            raise ValueError(f"{path}:{number}: each line needs 'key' or 'doc_id'")
+    seen: dict = {}
+    for number, row in iter_jsonl(path, error=ReplayFileError):
+        where = f"{path}:{number}"
+        check_row(row, where)
+        ids = []
         if "key" in row:
+            ids.append(("key", str(row["key"])))
             by_key[str(row["key"])] = row
         if "doc_id" in row:
-            target = by_task_doc if "task" in row else by_doc
-            target[(row.get("task"), int(row["doc_id"])) if "task" in row else int(row["doc_id"])] = row
+            doc_id = _doc_id(row["doc_id"], where)
+            if "task" in row:
+                ids.append(("task doc_id", (row["task"], doc_id)))
+                by_task_doc[(row["task"], doc_id)] = row
+            else:
+                ids.append(("doc_id", doc_id))
+                by_doc[doc_id] = row
+        for ident in ids:
+            if ident in seen:
+                raise ReplayFileError(f"{where}: {ident[0]} {ident[1]!r} was already given on line {seen[ident]}")
+            seen[ident] = number
     return by_key, by_task_doc, by_doc
 
 
@@ -93,7 +148,7 @@ class Replay(OnCPU, lmms):
                 return self._fail(where, "no recorded output for this sample")
             return json.dumps({"text": "", "images": [folder_image]})
         text = row.get("text", "")
-        images = row.get("images", [row["image"]] if row.get("image") else [])
+        images = row.get("images") if row.get("images") is not None else ([row["image"]] if row.get("image") else [])
         if isinstance(images, str):
             images = [images]
         base = self.outputs_path.parent if self.outputs_path else Path.cwd()

@@ -54,3 +54,37 @@ def test_bad_files_are_specific_errors(tmp_path, replay_cls):
     nokey.write_text('{"text": "ok"}\n')
     with pytest.raises(ValueError, match="'key' or 'doc_id'"):
         replay_cls(outputs=str(nokey))
+
+
+@pytest.mark.parametrize("line, says", [
+    ('{"doc_id": 0.7, "text": "x"}', "'doc_id' must be a non-negative integer, got 0.7"),
+    ('{"doc_id": "3", "text": "x"}', "'doc_id' must be a non-negative integer, got str '3'"),
+    ('{"doc_id": true, "text": "x"}', "got bool True"),
+    ('{"doc_id": -1, "text": "x"}', "got -1"),
+    ('{"doc_id": null, "text": "x"}', "got NoneType None"),
+    ('{"key": {"a": 1}, "text": "x"}', "'key' must be a non-empty string or an integer"),
+    ('{"key": "", "text": "x"}', "'key' must be a non-empty string"),
+    ('{"key": "b", "image": 5}', "'image' must be a path (a non-empty string), got int 5"),
+    ('{"key": "b", "image": ["a.png"]}', "'image' must be a path"),
+    ('{"key": "b", "images": [1, 2]}', "'images' must be a path or a list of paths"),
+    ('{"key": "b", "images": {"a": "x.png"}}', "'images' must be a path or a list of paths"),
+    ('{"key": "b", "images": ["ok.png", ""]}', "'images' must be a path or a list of paths"),
+    ('{"doc_id": 1, "task": 7}', "'task' must be a string"),
+    ('[1, 2]', "each line must be a JSON object, got list"),
+    ('{"key": "a", "text": "again"}', "key 'a' was already given on line 1"),
+])
+def test_every_line_is_checked_at_load_and_named_by_file_and_line(tmp_path, replay_cls, line, says):
+    """A wrong type stops the run when the model is made, naming file and line, instead of failing
+    (or reading doc_id 0.7 as 0) when the sample is generated."""
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"key": "a", "text": "first"}\n' + line + "\n")
+    with pytest.raises(ValueError) as err:
+        replay_cls(outputs=str(path))
+    assert str(err.value).startswith(f"{path}:2: ") and says in str(err.value), str(err.value)
+
+
+def test_integral_doc_ids_and_null_images_load(tmp_path, replay_cls):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"doc_id": 3.0, "text": "three", "image": null}\n{"doc_id": 4, "task": "t", "images": null}\n')
+    model = replay_cls(outputs=str(path))
+    assert set(model.by_doc) == {3} and set(model.by_task_doc) == {("t", 4)}
