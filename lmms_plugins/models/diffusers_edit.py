@@ -9,6 +9,12 @@
 loaded with ``DiffusionPipeline.from_pretrained``, so the pipeline class comes from the folder
 (InstructPix2Pix, Qwen-Image-Edit(-Plus), FLUX.1 Kontext, FLUX.2, LongCat-Image-Edit, ...).
 
+The pipeline is loaded at the first request, not when lmms-eval makes the model: lmms-eval makes
+the model before it builds the tasks, and a task's checks (a judge that is not there, a missing
+dataset) should stop the run in a second, not after minutes of loading. What can be checked
+without loading (the folder, ``offload``, ``multi_image``, ``batch_size``, diffusers installed) is
+checked at once.
+
 Each request: the input image(s) from the task's ``doc_to_visual``, the prompt from the task's
 context, a generator seeded from (``seed``, task, doc id) by a stable hash, and the pipeline
 called with only the arguments its ``__call__`` declares. The answer is the package's unified form
@@ -37,6 +43,7 @@ import inspect
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -108,21 +115,35 @@ def local_folder(pretrained: str) -> Path | None:
     raise FileNotFoundError(f"diffusers_edit: pretrained folder not found: {path} (nor is it a hub id like owner/name)")
 
 
-def load_pipeline(pretrained: str, dtype, device: str, offload: str = "none"):
-    """``DiffusionPipeline.from_pretrained`` with errors that say what is wrong."""
+def check_source(pretrained: str, offload: str = "none") -> Path | None:
+    """What can be checked without loading: ``pretrained`` given, a local folder that holds a
+    pipeline, ``offload`` known, diffusers installed. Returns the local folder (None: a hub id)."""
+    import importlib.util
+
     if not pretrained:
         raise ValueError("diffusers_edit needs model_args pretrained=<hub id or local pipeline folder>")
     if offload not in ("none", "model", "sequential"):
         raise ValueError(f"diffusers_edit: offload must be none, model or sequential; got {offload!r}")
     try:
-        from diffusers import DiffusionPipeline
-    except ImportError as exc:
-        raise ImportError(f"diffusers_edit needs the diffusers package ({exc}); install it with: {INSTALL_HINT}") from exc
-
+        found = importlib.util.find_spec("diffusers") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ImportError(f"diffusers_edit needs the diffusers package, which is not installed; install it with: {INSTALL_HINT}")
     folder = local_folder(pretrained)
     if folder is not None and (not folder.is_dir() or not (folder / "model_index.json").is_file()):
         raise ValueError(f"diffusers_edit: {folder} is not a diffusers pipeline folder (no model_index.json); "
                          "save one with pipeline.save_pretrained(folder), or give a hub id")
+    return folder
+
+
+def load_pipeline(pretrained: str, dtype, device: str, offload: str = "none"):
+    """``DiffusionPipeline.from_pretrained`` with errors that say what is wrong."""
+    folder = check_source(pretrained, offload)
+    try:
+        from diffusers import DiffusionPipeline
+    except ImportError as exc:
+        raise ImportError(f"diffusers_edit needs the diffusers package ({exc}); install it with: {INSTALL_HINT}") from exc
     source = str(folder.resolve()) if folder is not None else pretrained
     try:
         pipe = DiffusionPipeline.from_pretrained(source, dtype=dtype)
@@ -217,32 +238,49 @@ class DiffusersEdit(lmms):
         self.max_side = int(max_side or 0)
         self.pretrained = str(pretrained)
 
-        self.pipe = load_pipeline(self.pretrained, self.dtype, self.device_name, offload)
-        self.pipeline_class = type(self.pipe).__name__
-        self.params = call_parameters(self.pipe)
-        self.image_arg = "image" if "image" in self.params else ("images" if "images" in self.params else None)
-        if self.image_arg is None:
-            raise ValueError(f"diffusers_edit: {self.pipeline_class} takes no input image (its __call__ has no 'image' "
-                             "argument): it is not an image-editing pipeline")
-        if multi_image == "auto":
-            multi_image = "list" if (self.pipeline_class in MULTI_REFERENCE_PIPELINES or self.image_arg == "images") else "first"
-        self.multi_image = multi_image
-        if self.batch_size_per_process > 1 and (multi_image == "list" or self.pipeline_class not in BATCHED_PIPELINES):
-            logger.warning(f"diffusers_edit: batch_size={self.batch_size_per_process} ignored: batched edits are only "
-                           f"checked for {', '.join(sorted(BATCHED_PIPELINES))}; {self.pipeline_class} edits one sample per call")
-            self.batch_size_per_process = 1
-        self.call_kwargs = self._call_kwargs(num_inference_steps, guidance_scale, call_kwargs)
+        # cheap checks now; the pipeline itself (minutes for a large one) loads at the first request,
+        # after lmms-eval has built the tasks and run their checks (a judge that is not there stops
+        # the run in a second, not after the load)
+        check_source(self.pretrained, offload)
+        self.offload, self.output_dir_arg, self.requested_multi_image = offload, output_dir, multi_image
+        self._given = (num_inference_steps, guidance_scale, call_kwargs)
+        self.pipe = None
+        self._load_lock = threading.Lock()
+        logger.info(f"diffusers_edit: {self.pretrained} will be loaded on {self.device_name} ({self.dtype}) at the first request")
 
-        settings = json.dumps({"pretrained": self.pretrained, "dtype": str(self.dtype), "seed": self.seed, "max_side": self.max_side,
-                               "multi_image": self.multi_image, "call": self.call_kwargs}, sort_keys=True, default=str)
-        # default folder: one per (model, settings), the same in every rank; a rerun overwrites its own images
-        default_dir = Path("diffusers_edit_outputs") / f"{_slug(self.pretrained)}-{hashlib.sha256(settings.encode()).hexdigest()[:10]}"
-        self.output_dir = Path(output_dir).expanduser() if output_dir else default_dir
-        self.output_dir = self.output_dir.resolve()
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        self._warned_multi = set()
-        logger.info(f"diffusers_edit: {self.pipeline_class} from {self.pretrained} on {self.device_name} ({self.dtype}); "
-                    f"call args {self.call_kwargs}; multi_image={self.multi_image}; images -> {self.output_dir}")
+    def load(self) -> None:
+        """Load the pipeline and check the settings against its ``__call__`` (once; thread-safe)."""
+        with self._load_lock:
+            if self.pipe is not None:
+                return
+            pipe = load_pipeline(self.pretrained, self.dtype, self.device_name, self.offload)
+            self.pipeline_class = type(pipe).__name__
+            self.params = call_parameters(pipe)
+            self.image_arg = "image" if "image" in self.params else ("images" if "images" in self.params else None)
+            if self.image_arg is None:
+                raise ValueError(f"diffusers_edit: {self.pipeline_class} takes no input image (its __call__ has no 'image' "
+                                 "argument): it is not an image-editing pipeline")
+            multi_image = self.requested_multi_image
+            if multi_image == "auto":
+                multi_image = "list" if (self.pipeline_class in MULTI_REFERENCE_PIPELINES or self.image_arg == "images") else "first"
+            self.multi_image = multi_image
+            if self.batch_size_per_process > 1 and (multi_image == "list" or self.pipeline_class not in BATCHED_PIPELINES):
+                logger.warning(f"diffusers_edit: batch_size={self.batch_size_per_process} ignored: batched edits are only "
+                               f"checked for {', '.join(sorted(BATCHED_PIPELINES))}; {self.pipeline_class} edits one sample per call")
+                self.batch_size_per_process = 1
+            self.call_kwargs = self._call_kwargs(*self._given)
+
+            settings = json.dumps({"pretrained": self.pretrained, "dtype": str(self.dtype), "seed": self.seed, "max_side": self.max_side,
+                                   "multi_image": self.multi_image, "call": self.call_kwargs}, sort_keys=True, default=str)
+            # default folder: one per (model, settings), the same in every rank; a rerun overwrites its own images
+            default_dir = Path("diffusers_edit_outputs") / f"{_slug(self.pretrained)}-{hashlib.sha256(settings.encode()).hexdigest()[:10]}"
+            self.output_dir = Path(self.output_dir_arg).expanduser() if self.output_dir_arg else default_dir
+            self.output_dir = self.output_dir.resolve()
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            self._warned_multi = set()
+            self.pipe = pipe
+            logger.info(f"diffusers_edit: {self.pipeline_class} from {self.pretrained} on {self.device_name} ({self.dtype}); "
+                        f"call args {self.call_kwargs}; multi_image={self.multi_image}; images -> {self.output_dir}")
 
     @classmethod
     def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None):
@@ -298,6 +336,7 @@ class DiffusersEdit(lmms):
     def generate_until(self, requests) -> list[str]:
         from tqdm import tqdm
 
+        self.load()
         answers: list[str | None] = [None] * len(requests)
         prepared = []  # (index, prompt, images, task, doc_id)
         for index, request in enumerate(requests):

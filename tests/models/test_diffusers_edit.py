@@ -50,13 +50,27 @@ class Request:
         self.args = (context, {"max_new_tokens": 16}, lambda doc: doc["visuals"], doc_id, task, split)
 
 
-def make_model(pipeline: Path, tmp_path: Path, **args):
+def make_model(pipeline: Path, tmp_path: Path, load: bool = True, **args):
     from lmms_plugins.models.diffusers_edit import DiffusersEdit
 
     arg_string = ",".join(f"{k}={v}" for k, v in {"pretrained": pipeline, "num_inference_steps": STEPS,
                                                   "output_dir": tmp_path / "edits", **args}.items())
     # as lmms-eval's CLI calls it: its own batch_size / device / max_batch_size always come along
-    return DiffusersEdit.create_from_arg_string(arg_string, {"batch_size": 1, "device": None, "max_batch_size": None})
+    model = DiffusersEdit.create_from_arg_string(arg_string, {"batch_size": 1, "device": None, "max_batch_size": None})
+    if load:  # what the first request does
+        model.load()
+    return model
+
+
+def test_the_pipeline_loads_at_the_first_request_not_when_the_model_is_made(tiny_pipeline, tmp_path, single_thread):
+    """lmms-eval makes the model before it builds the tasks (and runs their checks): a judge that is
+    not there must stop the run before minutes of loading, so making the model loads nothing."""
+    model = make_model(tiny_pipeline, tmp_path, load=False, image_guidance_scale=1.3)
+    assert model.pipe is None and str(model.device) == "cpu"
+    model.task_dict = {"edit_task": {"test": {0: {"visuals": [canvas((200, 40, 40))]}}}}
+    [answer] = model.generate_until([Request("make edit", 0)])
+    assert model.pipe is not None and model.pipeline_class == "StableDiffusionInstructPix2PixPipeline"
+    assert decoded(answer).shape == (32, 48, 3)
 
 
 def canvas(colour, size=(48, 32)):
