@@ -25,14 +25,15 @@ import resource
 import subprocess
 import sys
 import types
+from typing import ClassVar
 
 
 def _arm(bounded: bool, n: int, side: int, k: int) -> float:
     from lmms_eval.api.instance import Instance, unwrap_generation_output
+    from lmms_plugins.tasks.cwi import code_hooks
     from PIL import Image
 
     from lmms_plugins import agentic_rounds
-    from lmms_plugins.tasks.cwi import code_hooks
 
     buf = io.BytesIO()
     Image.new("RGB", (side, side), (30, 60, 90)).save(buf, format="PNG")
@@ -45,7 +46,7 @@ def _arm(bounded: bool, n: int, side: int, k: int) -> float:
     class LM:
         num_concurrent = 1
         is_simple = True
-        task_dict = {"t": {"test": [{"id": f"m{i}", "image": Image.new("RGB", (64, 64)), "image_2": None,
+        task_dict: ClassVar[dict] = {"t": {"test": [{"id": f"m{i}", "image": Image.new("RGB", (64, 64)), "image_2": None,
                                       "prompt": "How many?", "answer": "1", "difficulty": "easy"} for i in range(n)]}}
 
         def generate_until(self, reqs):

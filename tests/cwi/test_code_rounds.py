@@ -157,3 +157,23 @@ def test_input_files_are_the_items_images_as_png():
     files = code_hooks.input_files(_doc(two=True))
     assert list(files) == ["image_1.png", "image_2.png"]
     assert Image.open(io.BytesIO(files["image_1.png"])).getpixel((3, 4)) == (255, 0, 0)
+
+
+def test_odd_file_names_from_the_real_sandbox_keep_the_log_and_the_next_round_whole():
+    """The code saves files whose names are invalid UTF-8 or hold a line break: whatever the
+    sandbox returns for them, the trace holds safe names, the next turn is valid text, and the
+    loop goes on to its answer."""
+    code = ("import os\nfrom PIL import Image\n"
+            "Image.new('RGB', (4, 4), (9, 9, 9)).save(os.fsencode('.') + b'/\\xff\\xfeimg.png', format='PNG')\n"
+            "open('two\\nlines.txt', 'w').write('x')\nprint('saved')\n")
+    outs, info, contexts, _ = _loop(_doc(), [f"```python\n{code}```", "<answer>1</answer>"])
+    ex = info["state"]["executions"][0]
+    assert ex["status"] == "ok" and "saved" in ex["stdout"]
+    for f in ex["images"] + ex["other_files"]:
+        f["name"].encode("utf-8")
+        assert "\n" not in f["name"]
+    contexts[1].encode("utf-8")
+    final = json.loads(outs[-1])
+    json.dumps(final, ensure_ascii=False).encode("utf-8")
+    assert final["cwi_code"]["ended"] == "answer"
+    assert code_hooks.process_results(_doc(), [outs[-1]], rule=RULE)["accuracy"]["value"] == 1.0

@@ -15,7 +15,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lmms_plugins.tasks.cwi import code_hooks
-from lmms_plugins.tasks.cwi.code_rounds import code_blocks, decode_images, extract_code, has_answer, without_code
+from lmms_plugins.tasks.cwi.code_rounds import (
+    code_blocks,
+    decode_images,
+    extract_code,
+    has_answer,
+    without_code,
+)
 from PIL import Image
 
 RULE = {"kind": "int"}
@@ -55,7 +61,7 @@ def _loop(doc, replies, **cfg):
     outs, info = [], None
     for r, reply in enumerate(replies, start=1):
         outs.append(reply)
-        vis, nxt, term, upd, info = code_hooks.doc_to_text(doc, cfg, previous_output=outs, round_idx=r,
+        _vis, nxt, term, upd, info = code_hooks.doc_to_text(doc, cfg, previous_output=outs, round_idx=r,
                                                            previous_round_info=info)
         if upd is not None:
             outs = list(upd)
@@ -85,7 +91,7 @@ def _logged(final: str) -> dict:
     "1. Count them:\n    ```python\n    # <answer>17</answer>\n    ```\n2. <answer>0</answer>",
 ])
 def test_the_scored_answer_is_the_one_outside_code(ran, reply):
-    outs, info, _ = _loop(_doc("0"), [reply])
+    outs, _info, _ = _loop(_doc("0"), [reply])
     final = _logged(outs[-1])
     assert final["cwi_code"]["ended"] == "answer" and ran.codes == []  # an answer ends the loop: nothing runs
     for gold, want in (("0", 1.0), ("17", 0.0)):
@@ -96,7 +102,7 @@ def test_the_scored_answer_is_the_one_outside_code(ran, reply):
 
 def test_an_answer_only_inside_code_does_not_end_the_loop_and_is_never_scored(ran):
     reply = "Let me check.\n```python\nprint(3)  # <answer>17</answer>\n```"
-    outs, info, contexts = _loop(_doc("17"), [reply] * 3, max_rounds=3)
+    outs, _info, _contexts = _loop(_doc("17"), [reply] * 3, max_rounds=3)
     assert len(ran.codes) == 2 and ran.codes[0] == "print(3)  # <answer>17</answer>\n"
     final = _logged(outs[-1])
     assert final["cwi_code"]["ended"] == "max_rounds"
@@ -179,7 +185,7 @@ def test_fences_are_read_as_commonmark_reads_them(lines, newline, final):
 @pytest.mark.parametrize("reply", [b"<answer>0</answer>", None, {"text": "<answer>0</answer>"}, 3, ["a"],
                                    bytearray(b"\xff\xfe"), 2.5])
 def test_a_reply_that_is_not_text_is_a_recorded_failure(ran, reply):
-    outs, info, _ = _loop(_doc(), ["```python\nprint(1)\n```", reply])
+    outs, _info, _ = _loop(_doc(), ["```python\nprint(1)\n```", reply])
     final = _logged(outs[-1])
     trace = final["cwi_code"]
     kind = "None" if reply is None else type(reply).__name__
@@ -192,7 +198,7 @@ def test_a_reply_that_is_not_text_is_a_recorded_failure(ran, reply):
 
 def test_a_non_text_first_reply_and_odd_previous_output(ran):
     for prev in ([b"x"], None, "a lone string"):
-        vis, nxt, term, upd, info = code_hooks.doc_to_text(_doc(), {}, previous_output=prev, round_idx=1,
+        _vis, _nxt, term, upd, _info = code_hooks.doc_to_text(_doc(), {}, previous_output=prev, round_idx=1,
                                                            previous_round_info=None)
         assert term and _logged(upd[-1])["cwi_code"]["ended"] in ("generation_failed", "no_action")
 
@@ -226,7 +232,7 @@ def test_file_names_are_made_safe_and_the_next_round_goes_on(ran):
 
 def test_lone_surrogates_in_a_reply_or_the_output_reach_the_log_as_valid_text(ran):
     ran.result = _result(stdout="value \ud800 here")
-    outs, info, contexts = _loop(_doc(), ["```python\nprint(1)\n```\ud83d", "<answer>0</answer> \udfff"])
+    outs, _info, contexts = _loop(_doc(), ["```python\nprint(1)\n```\ud83d", "<answer>0</answer> \udfff"])
     final = _logged(outs[-1])
     assert "\ufffd" in final["cwi_code"]["executions"][0]["stdout"] and final["cwi_code"]["ended"] == "answer"
     contexts[1].encode("utf-8")
@@ -274,7 +280,7 @@ def test_any_replies_end_in_a_known_state_and_a_valid_log(replies):
     original = code_hooks.run_code
     code_hooks.run_code = lambda code, files, cfg: (ran.append(code), _result())[1]
     try:
-        outs, info, contexts = _loop(_doc("3"), replies, max_rounds=4)
+        outs, _info, contexts = _loop(_doc("3"), replies, max_rounds=4)
     finally:
         code_hooks.run_code = original
     for c in contexts:
