@@ -242,12 +242,14 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     counts = summary(list(trace.get("executions") or []))
     rounds = int(trace.get("rounds") or (1 if reply else 0))
     extra = {"ended": ended, "tier": hooks._tier(doc)}
-    out["rounds_used"] = status.sample(rounds, status.OK, "", sid, **extra)
-    out["executions"] = status.sample(counts["executions"], status.OK, "", sid)
-    out["execution_errors"] = status.sample(counts["execution_errors"], status.OK, "", sid)
-    out["timeouts"] = status.sample(counts["timeouts"], status.OK, "", sid)
+    # an item whose generation failed says so in its loop counts too: a mean over no generated item is NaN
+    loop = status.GENERATION_FAILED if out["accuracy"]["status"] == status.GENERATION_FAILED else status.OK
+    out["rounds_used"] = status.sample(rounds, loop, "", sid, **extra)
+    out["executions"] = status.sample(counts["executions"], loop, "", sid)
+    out["execution_errors"] = status.sample(counts["execution_errors"], loop, "", sid)
+    out["timeouts"] = status.sample(counts["timeouts"], loop, "", sid)
     answered = ended == END_ANSWER
-    out["answered_without_code"] = status.sample(1.0 if answered and counts["executions"] == 0 else 0.0, status.OK, "", sid)
+    out["answered_without_code"] = status.sample(1.0 if answered and counts["executions"] == 0 else 0.0, loop, "", sid)
     if counts["sandbox_errors"]:
         status.log.warning("cwi_code item %s: %d execution(s) failed inside the sandbox", sid, counts["sandbox_errors"])
     return out

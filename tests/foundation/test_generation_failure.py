@@ -155,6 +155,19 @@ def test_cwi_failure_is_generation_failed_not_unparsable():
     assert hooks.aggregate_accuracy([o["accuracy"] for o in failed + [ok]]) == 0.25  # failures count 0 (the card)
 
 
+def test_cwi_code_loop_counts_stand_on_generated_items_only():
+    from lmms_plugins.tasks.cwi import code_hooks
+
+    rule = {"kind": "fields", "fields": [{"name": "dx", "tol": 2}, {"name": "dy", "tol": 2}]}
+    doc = {"id": "a1", "answer": "3,-2", "difficulty": "easy"}
+    failed = [code_hooks.process_results(doc, ["[LMMS_EVAL_BUDGET_EXCEEDED]"], rule=rule) for _ in range(2)]
+    for metric in ("rounds_used", "executions", "execution_errors", "timeouts", "answered_without_code"):
+        assert {o[metric]["status"] for o in failed} == {GENERATION_FAILED}
+        assert math.isnan(getattr(code_hooks, f"aggregate_{metric}")([o[metric] for o in failed])), metric
+    answered = code_hooks.process_results(doc, ["<answer>3,-2</answer>"], rule=rule)
+    assert code_hooks.aggregate_execution_errors([o["execution_errors"] for o in failed + [answered]]) == 0.0
+
+
 # ----------------------------------------------------------------------------- DoD
 
 
