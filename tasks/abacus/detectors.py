@@ -8,7 +8,7 @@ answers ``detect(image, category)``.
 Backends, chosen by a spec string (``LMMS_PLUGINS_ABACUS_DETECTOR``, default ``rfdetr``):
 
 * ``rfdetr`` / ``rfdetr:<ClassName>``: RF-DETR (optional extra ``detectors``: the ``rfdetr``
-  package; its COCO weights download on first use). ``rfdetr`` means ``RFDETR2XLarge``, the
+  package; its COCO weights download on first use, and the log says from where before they do). ``rfdetr`` means ``RFDETR2XLarge``, the
   checkpoint the ABACUS card names, falling back to ``RFDETRLarge`` on rfdetr versions without it.
 * ``a+b``: consensus of two backends, as in the official protocol: an instance counts only when
   both report it (same category, box IoU >= 0.5, Hungarian pairing); box, score and mask of ``a``.
@@ -16,6 +16,10 @@ Backends, chosen by a spec string (``LMMS_PLUGINS_ABACUS_DETECTOR``, default ``r
   tasks/abacus/synthetic.py pastes into photos, by their exact colour. It is not a detector
   of real objects; it exists so every step of the pipeline can be tested where the truth is known.
 * ``py:<module>:<factory>``: any user backend (e.g. Co-DETR in its own environment).
+
+:func:`load_for_run` loads the run's detector while lmms-eval builds the ABACUS tasks, before the
+model gets any request: a backend that cannot load stops the run there with a PreflightError that
+says what to install, instead of every sample ending as ``detector_error`` after the whole run.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from typing import Any, Protocol
 
 CONSENSUS_IOU = 0.5
 DEFAULT_SPEC = "rfdetr"
+DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
+INSTALL_HINT = 'pip install "lmms-plugins[detectors]"'
 RFDETR_THRESHOLD = 0.5
 
 
@@ -196,8 +202,8 @@ class RFDETRBackend:
             from rfdetr.util.coco_classes import COCO_CLASSES
         except ImportError as exc:
             raise DetectorUnavailable(
-                "the RF-DETR detector needs the optional extra: pip install 'lmms-plugins[detectors]' "
-                f"(the rfdetr package), or choose another backend with LMMS_PLUGINS_ABACUS_DETECTOR ({exc})"
+                f"the RF-DETR detector needs the optional extra: {INSTALL_HINT} "
+                f"(the rfdetr package), or choose another backend with {DETECTOR_ENV} ({exc})"
             ) from exc
         cls = getattr(rfdetr, model_class, None)
         if cls is None and model_class == "RFDETR2XLarge":
@@ -217,10 +223,18 @@ class RFDETRBackend:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         except ImportError:  # pragma: no cover
             device = "cpu"
+        import logging
+
+        logging.getLogger("lmms_plugins.abacus").warning("ABACUS detector: loading %s on %s; %s", self.name, device,
+                                                         rfdetr_fetch(model_class))
         try:
-            self.model = cls(device=device)  # weights download here on first use
-        except TypeError:  # rfdetr versions without a device argument pick the GPU themselves
-            self.model = cls()
+            try:
+                self.model = cls(device=device)  # weights download here on first use
+            except TypeError:  # rfdetr versions without a device argument pick the GPU themselves
+                self.model = cls()
+        except Exception as exc:  # no network for the weights, a broken checkpoint...
+            raise DetectorUnavailable(f"rfdetr could not load {model_class}: {type(exc).__name__}: {exc} "
+                                      f"({rfdetr_fetch(model_class)})") from exc
 
     def detect_all(self, image) -> list[Instance]:
         from PIL import Image
@@ -234,6 +248,48 @@ class RFDETRBackend:
             mask = None if masks is None else masks[k].astype(bool)
             out.append(Instance(name, tuple(float(v) for v in det.xyxy[k]), float(det.confidence[k]), mask))
         return out
+
+
+def rfdetr_fetch(model_class: str) -> str:
+    """What rfdetr downloads for ``model_class`` on first use, as far as this rfdetr version says
+    (its config's ``pretrain_weights`` and its table of hosted checkpoints)."""
+    import importlib
+
+    name = url = None
+    try:
+        config = getattr(importlib.import_module("rfdetr.config"), model_class + "Config", None)
+        fields = getattr(config, "model_fields", {}) if config is not None else {}
+        name = getattr(fields.get("pretrain_weights"), "default", None)
+        for module in ("rfdetr.main", "rfdetr.detr", "rfdetr.util.files", "rfdetr.models.weights"):
+            try:
+                hosted = getattr(importlib.import_module(module), "HOSTED_MODELS", None)
+            except Exception:  # noqa: BLE001 - a module this version does not have
+                continue
+            if isinstance(hosted, dict) and name in hosted:
+                url = hosted[name]
+                break
+    except Exception:  # noqa: BLE001 - only a description: never a reason not to load
+        pass
+    if name and url:
+        return f"rfdetr fetches its COCO checkpoint {name} from {url} into the current folder unless it is there"
+    if name:
+        return f"rfdetr fetches its COCO checkpoint {name} into the current folder unless it is there"
+    return "rfdetr fetches its COCO checkpoint on first use unless it is cached"
+
+
+def load_for_run(spec: str | None = None) -> Detector:
+    """The run's detector (``spec``, else ``LMMS_PLUGINS_ABACUS_DETECTOR``, else rfdetr), loaded now;
+    a backend that cannot load raises PreflightError saying what to install or set."""
+    import os
+
+    from lmms_plugins.utils.preflight import PreflightError
+
+    spec = spec or os.environ.get(DETECTOR_ENV, "").strip() or DEFAULT_SPEC
+    try:
+        return get_detector(spec)
+    except Exception as exc:  # noqa: BLE001 - a user backend (py:) may raise anything: one clear line
+        hint = "" if INSTALL_HINT in str(exc) or "rfdetr" not in spec else f" (the rfdetr backend comes with: {INSTALL_HINT})"
+        raise PreflightError(f"abacus: the detector {spec!r} ({DETECTOR_ENV}) cannot be loaded: {exc}{hint}") from None
 
 
 def _backend(spec: str) -> Detector:

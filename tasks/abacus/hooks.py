@@ -42,15 +42,33 @@ def _with_operation(dataset, operation: str):
     return dataset.add_column("abacus_operation", [operation] * len(dataset))
 
 
+def _preflight() -> None:
+    """Load the detector and flow backends while lmms-eval builds the task, before any request: one
+    that cannot load stops the run now (PreflightError saying what to install), not after it."""
+    from lmms_plugins.tasks.abacus.detectors import load_for_run
+    from lmms_plugins.utils import preflight as pf
+
+    if pf.skipped():
+        return
+    load_for_run(os.environ.get(DETECTOR_ENV, "") or "rfdetr")
+    try:
+        _flow_fn()
+    except ValueError as exc:
+        raise pf.PreflightError(f"abacus: {FLOW_ENV}: {exc}") from None
+
+
 def process_docs_add(dataset):
+    _preflight()
     return _with_operation(dataset, "add")
 
 
 def process_docs_remove(dataset):
+    _preflight()
     return _with_operation(dataset, "remove")
 
 
 def process_docs_change(dataset):
+    _preflight()
     return _with_operation(dataset, "change")
 
 

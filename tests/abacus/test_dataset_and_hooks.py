@@ -18,6 +18,12 @@ def _write(tmp_path_factory, fault, n=1, seed=0):
     return out
 
 
+@pytest.fixture(autouse=True)
+def synthetic_detector(monkeypatch):
+    # process_docs loads the run's detector (the default, rfdetr, is an optional extra)
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+
+
 def _docs(root, op, tier):
     import datasets
 
