@@ -41,6 +41,7 @@ __all__ = ["COVERED", "Coverage", "coverage", "language_of"]
 COVERED = ("en", "fr", "es", "de", "zh", "ja", "ko")
 COVERED_PRIOR = 8.0  # nats added to a covered language's log-score (see the module docstring)
 MIN_LETTERS = 12  # a shorter sentence is identified together with the next ones
+MIN_PROSE = 4  # fewer letters of prose in the whole text: no language to speak of (covered)
 MAIN_SHARE = 0.5  # below this share of covered letters, the response is mainly in another language
 PART_SHARE = 0.2  # an uncovered part this large (of the letters) could hold the conclusion
 
@@ -69,7 +70,7 @@ def language_of(text: str) -> str:
 
 
 _JSON_KEY_AFTER = re.compile(r'\s*"?\s*:')
-_JSON_LITERAL = re.compile(r"^[\W\d]*(?:true|false|null|none)\b[\W\d]*$", re.I)
+_JSON_LITERAL = re.compile(r"^[\W\d]*(?:true|false|null|none|yes|no)\b[\W\d]*$", re.I)
 
 
 def _is_prose(text: str, a: int, b: int) -> bool:
@@ -133,8 +134,8 @@ def coverage(text: str, spans: list[tuple[int, int]] | None = None) -> Coverage:
         sized.append((a, b, lang, n))
     total = sum(per_lang.values())
     ranked = tuple(sorted(per_lang.items(), key=lambda kv: (-kv[1], kv[0])))
-    if not total:
-        return Coverage(True, "", 1.0, (), "")
+    if total < MIN_PROSE:  # a word or two (JSON values, labels): too little to tell a language from
+        return Coverage(True, ranked[0][0] if ranked else "", 1.0, ranked, "")
     share = sum(n for lang, n in per_lang.items() if lang in COVERED) / total
     main = ranked[0][0]
     others = [lang for lang, _n in ranked if lang not in COVERED]

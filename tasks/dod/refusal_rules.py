@@ -196,7 +196,8 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_way", re.compile(rf"\bno\s+(?:valid\s+|possible\s+|legal\s+)?way\s+(?:for\s+(?:it|this|the\s+\w+)\s+)?to\s+be\s+{_PARTICIPLES}", re.I), "plain"),
     # "the request is impossible", "Unsolvable.", "these constraints are mutually incompatible"
     ("impossible", re.compile(rf"\b{_ADJ}\b", re.I), "adjective"),
-    ("impossible", re.compile(r"\b(?:is|are)\s+out\s+of\s+the\s+question\b", re.I), "plain"),
+    ("impossible", re.compile(r"\b(?:is|are)\s+out\s+of\s+the\s+question\b|\b(?:is|are)\s+(?:simply\s+|just\s+|clearly\s+)?(?:out|off\s+the\s+table|ruled\s+out)\s*(?:[.;!]|$)", re.I), "plain"),
+    ("impossible", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+never|can\s+never|will\s+never|won't\s+ever)\s+(?:possibly\s+|actually\s+|really\s+)?happen\b|\bthe\s+part\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|can\s+not|couldn't|won't)\s+(?:show|draw|do|render|depict|make)\b", re.I), "plain"),
     # "the edit cannot be applied", "can't be carried out", "cannot possibly be done"
     ("cannot_be_done", re.compile(rf"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|can\s+never|could\s+never|won't|will\s+not|will\s+never)\s+(?:possibly\s+|ever\s+|all\s+|both\s+|actually\s+|really\s+)?be\s+(?:\w+ly\s+)?{_PARTICIPLES}\b", re.I), "participle"),
     ("cannot_be_done", re.compile(r"\b(?:is|are)\s+(?:not|never)\s+(?:able\s+to\s+be|capable\s+of\s+being)\s+\w+", re.I), "participle"),
@@ -206,7 +207,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\bthere(?:'s|\s+is)\s+(?:an?\s+)?(?:clear\s+|direct\s+|basic\s+|fundamental\s+|logical\s+|inherent\s+|built-in\s+|real\s+)?(?:contradiction|conflict|paradox)\s+(?:in|between|within|among)\s+(?:the\s+|these\s+|this\s+|your\s+)?(?:two\s+|three\s+)?(?:request|instructions?|constraints?|requirements?|conditions?|task|prompt|demands?|rules?)\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
     # "the end is walled off", "the goal is boxed in", "start and goal aren't connected"
     ("disconnected", re.compile(
-        r"\b(?:are|is|remains?|lies?|sits?|stays?|gets?)\s+(?:completely\s+|fully\s+|entirely\s+|totally\s+)?(?:disconnected|separated|isolated|cut\s+off|walled\s+off|walled\s+in|sealed\s+off|sealed|boxed\s+in|enclosed|closed\s+off|trapped|fenced\s+off|blocked\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas|pockets))\b"
+        r"(?:\b(?:are|is|remains?|lies?|sits?|stays?|gets?)|'s)\s+(?:completely\s+|fully\s+|entirely\s+|totally\s+)?(?:disconnected|separated|isolated|cut\s+off|walled\s+off|walled\s+in|sealed\s+off|sealed|boxed\s+in|enclosed|closed\s+off|trapped|fenced\s+off|blocked\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas|pockets))\b"
         r"|\b(?:aren't|isn't|are\s+not|is\s+not|never)\s+(?:\w+\s+)?(?:connected|linked|joined)\b",
         re.I), "endpoint"),
     ("disconnected", re.compile(r"\b(?:all|every|each)\s+(?:possible\s+|single\s+|candidate\s+)?(?:routes?|paths?|ways?|corridors?|directions?|options?|branch(?:es)?|attempts?|alternatives?|variations?|possibilit(?:y|ies))\b[^.;:!?]{0,60}?\b(?:blocked|dead\s+ends?|fail(?:s|ed)?|sealed|runs?\s+into|hits?|requires?\s+(?:an?\s+)?(?:illegal|forbidden|invalid)|leads?\s+nowhere)\b", re.I), "all_fail"),
@@ -219,7 +220,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_solution", re.compile(r"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe|see\s+how)\s+(?:that\s+)?(?:a|an|any|the|this|it|there|such)\b[^.;:]{0,60}?\b(?:is|are|would\s+be|can\s+be|could\s+be|exists?)\s+(?:possible|feasible|achievable|doable|solvable|done|satisfied|made|drawn)\b", re.I), "belief"),
     # "I don't think any valid image satisfies this", "we don't believe there is a single valid ordering":
     # a negated belief about existence states that none exists (as "I don't think it is possible" above)
-    ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe)\s+(?:that\s+)?(?:there(?:'s|\s+is|\s+are|\s+exists?)\s+)?(?:any|a\s+single|one)\s+{_QUAL}{_NOUNS}\b"
+    ("no_solution", re.compile(rf"\b(?:i|we)\s+(?:don't|do\s+not)\s+(?:think|believe)\s+(?:that\s+)?(?:there(?:'s|\s+is|\s+are|\s+exists?)\s+)?(?:any|a\s+single|one)\s+{_QUAL}(?:\w+\s+)?{_NOUNS}\b"
                                r"(?=[^.;:!?,]{0,20}(?:[.!;]|$)|[^.;:!?]{0,60}?\b(?:exists?|is\s+possible|works?|satisf(?:y|ies)|meets?|fulfil+s|complies|fits|respects|is\s+valid|counts\s+as|can\s+(?:exist|work|satisfy|meet|be\s+(?:drawn|made|found|produced))|would\s+(?:work|satisfy|meet|be\s+valid))\b)", re.I), "noun"),
     # "there is nothing valid to draw"
     ("no_solution", re.compile(r"\bnothing\s+(?:valid|legal|correct|acceptable|feasible|consistent|coherent|legitimate|satisfying)\b", re.I), "plain"),
@@ -242,14 +243,25 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         rf"(?:won't|will\s+not|shan't|am\s+not\s+going\s+to|'m\s+not\s+going\s+to|not\s+going\s+to|'m\s+not|am\s+not|not|don't|do\s+not|haven't|have\s+not|hasn't|"
         rf"'d\s+rather\s+not|rather\s+not|can't|cannot|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|couldn't|could\s+not|refrain\s+from|'ll\s+refrain\s+from|will\s+refrain\s+from)\s+"
         rf"(?:(?:yet|actually|really|even|be|going\s+to|able\s+to|go\s+ahead\s+and)\s+)*"
-        rf"{_DECLINE_VERB}\s+(?:(?:it|this|that|them|both|anything|either|one)\b(?!\s+(?:of|part|side|corner|detail)\b)|{_RESULT_OBJECT})"
+        rf"{_DECLINE_VERB}\s+(?:(?:you|them|anyone)\s+)?(?:{_RESULT_OBJECT}|(?:it|this|that|them|both|anything|either|one)\b(?!\s+(?:of|part|side|corner|detail)\b))"
+        rf"|\b(?:i|we)\s+(?:haven't|have\s+not)\s+(?:drawn|edited|generated|rendered|made|produced|changed)\s+(?:anything\s+)?(?:yet|so\s+far)\b"
+        rf"|^\W*nothing\s+(?:drawn|generated|edited|rendered|produced)\b"
         rf"|\b(?:i|we)(?:'m|'ll|'ve|\s+am|\s+will|\s+must|\s+have\s+to|'ll\s+have\s+to|\s+need\s+to|'ve\s+got\s+to|\s+have\s+got\s+to)?\s+(?:(?:respectfully|politely|therefore|have\s+to|must|going\s+to|just|simply)\s+)*(?:declin(?:e|ing)|pass(?:ing)?\s+on|sit(?:ting)?\s+(?:this|it)\s+(?:one\s+)?out|skip(?:ping)?\s+(?:this|it|the\s+edit|the\s+request))\b(?!\s+to\b)"
         rf"|\b(?:i|we)(?:'m|'ll|\s+am|\s+will)?\s+(?:(?:just|simply|therefore|then)\s+)?(?:leav(?:e|ing)|hand(?:ing)?\s+back|return(?:ing)?|keep(?:ing)?|send(?:ing)?\s+back)\s+(?:(?:the|this|your)\s+(?:\w+\s+)?(?:image|picture|photo|original|scene|input)|it)\s+(?:as\s+(?:it\s+)?is|as\s+it\s+was|unedited|untouched|unchanged|unmodified|alone|without\s+(?:any\s+)?(?:edits?|changes?|modifications?))\b"
         rf"|\b(?:i|we)(?:'m|\s+am)\s+leaving\s+it\s*(?:there\s*|at\s+that\s*)?(?:[.!;]|$)"
+        rf"|\b(?:i|we)(?:'ll|\s+will|'m|\s+am)\s+(?:just\s+|simply\s+)?leav(?:e|ing)\s+(?:the|this|that|your|him|her|them)\s+(?!(?:rest|background|other|lighting|remaining|surroundings|floor|wall|sky)\b)(?:\w+\s+){{0,2}}?(?:as\s+(?:he|she|it|they)\s+(?:is|are|was|were)|unchanged|untouched|unedited|alone)\s*[.!]?\s*$"
         rf"|(?:^|[.;:—–]\s*)\W*(?:not|no)\s+(?:drawing|generating|editing|producing|rendering|making)\s+(?:this|that|it|one|anything|an?\s+(?:image|picture|edit))\b"
         rf"|\b(?:no|zero)\s+(?:image|edit|picture|drawing|output|rendering)s?\s+(?:from\s+me|this\s+time|for\s+(?:this|that|now)|on\s+this|here)\b"
         rf"|\b(?:returning|return|giving|producing|generating|making)\s+no\s+(?:edit|image|picture|output|drawing)\b"
         rf"|^\W*declined?\W*(?:[:.—–-]|$)", re.I), "decline_act"),
+    # What is given is not the requested result: "this does not satisfy the request", "not what you asked",
+    # "the closest I can do", "a relaxed version", "I dropped the ... condition".
+    ("substitute", re.compile(
+        r"\b(?:does(?:n't|\s+not)|do(?:n't|\s+not)|did(?:n't|\s+not)|won't|will\s+not|can't|cannot|isn't|is\s+not|neither\s+(?:one\s+)?)\s*(?:\w+\s+)?(?:satisf(?:y|ies)|meets?|match(?:es)?|follows?|fulfil+s?|compl(?:y|ies)\s+with)\s+(?:(?:your|the|my|this)\s+)?(?:original\s+|actual\s+|exact\s+)?(?:request|instruction|brief|prompt|constraints|requirements|conditions|what\s+(?:you|was)\s+asked)\b"
+        r"|\bnot\s+what\s+(?:you|was)\s+(?:asked|requested|wanted)\b"
+        r"|\b(?:closest|nearest)\s+(?:thing\s+)?(?:i\s+can\s+(?:do|get|offer|manage|draw)|consistent|workable|feasible|possible|valid|coherent)\b"
+        r"|\brelaxed\s+(?:version|options?|variants?|image|scene|edit|request)s?\b"
+        r"|\b(?:i|we)\s+(?:dropped|relaxed|loosened|ignored|gave\s+up)\s+(?:the|that|one|your)\s+(?:\"[^\"]{1,80}\"\s+)?(?:condition|constraint|requirement|rule)\b", re.I), "substitute"),
     # No room for what is asked: "no room for a tenth chair", "there isn't the space", "six won't fit".
     ("no_room", re.compile(
         r"\b(?:no|not\s+enough|isn't\s+(?:enough|the|any)|is\s+not\s+(?:enough|the|any)|aren't\s+enough|too\s+little)\s+(?:\w+\s+)?(?:room|space|surface|places?|spots?|slots?|seats?|capacity)\b(?!\s+(?:for\s+)?(?:doubt|error|improvement|interpretation|debate|argument)\b)"
@@ -426,7 +438,7 @@ _LOCAL_SUBJECT = re.compile(
     r"|\b(?:this|that|the\s+(?:left|right|upper|lower|top|bottom|east|west|north|south|first|second|third|last|current|other))\s+(?:branch|corridor|route|path|direction|option|attempt|approach|side|way)\b"
     r"|\b(?:going|moving|turning|continuing|heading)\s+(?:left|right|up|down|north|south|east|west|further|on)\b|\bdiagonal",
     re.I)
-_ENDPOINT = re.compile(r"\b(?:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two|both|it|entrance|cheese|flag|star|home|treasure|maze|puzzle|magenta|blue|yellow|orange|purple)\b|\b[A-Z]\b(?!\s*\d)")
+_ENDPOINT = re.compile(r"\b(?i:start|end|goal|red|green|target|exit|destination|finish|endpoints?|regions?|halves|two|both|it|entrance|cheese|flag|star|home|treasure|maze|puzzle|magenta|blue|yellow|orange|purple)\b|\b[A-Z]\b(?!\s*\d)")
 # the same reasons in the other covered languages
 _SAFETY_ML = re.compile(
     r"\b(?:harcel\w*|harc[èe]lement|violen(?:ce|t)|haine|vie\s+priv[ée]e|politique\s+d'utilisation|acos\w*|violencia|odio|privacidad|pol[íi]tica\s+de\s+uso|"
@@ -470,7 +482,7 @@ _CONDITION_AFTER = re.compile(r"^\W*(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(
 _PROPERTY_AFTER = re.compile(
     r"^\s*(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|looks?|seems?)\s+(?!possible\b|valid\b|feasible\b|available\b|left\b|viable\b|achievable\b|"
     r"acceptable\b|able\b|allowed\b|legal\b|reachable\b|found\b|open\b|there\b|consistent\b|compatible\b|satisf|correct\b|workable\b|doable\b)\w+", re.I)
-_ACT_KINDS = ("decline_act", "no_room", "referent")
+_ACT_KINDS = ("decline_act", "no_room", "referent", "substitute")
 # "a shorter path doesn't exist", "no better solution than this", "no other arrangement beats it": optimality
 _COMPARATIVE_BEFORE = re.compile(r"\b(?:shorter|better|faster|quicker|simpler|cleaner|cheaper|nicer|more\s+\w+|easier|best|shortest|optimal)\s+(?:\w+\s+)?$|\b(?:shorter|better|faster|quicker|simpler|cleaner|easier)\s+(?:\w+\s+)?(?:path|route|solution|way|arrangement|option|answer|version)s?\b", re.I)
 _BEATS_AFTER = re.compile(r"^\s*(?:\w+\s+){0,3}?(?:beats?|than\b|is\s+(?:better|shorter|simpler)|improves?\s+on|would\s+be\s+(?:better|shorter))", re.I)
@@ -539,6 +551,8 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     if cue:
         return f"'{cue.group(0)}' before it in the clause (hypothetical, hedged or reported)"
     near = s.near_prefix(start)
+    if kind in _ACT_KINDS:  # the pattern holds its own negation: only a negation right before undoes it
+        near = " ".join(near.split()[-1:])
     neg = _NEG_NEAR.search(near)
     if neg:
         return f"'{neg.group(0)}' right before it (negated)"
@@ -557,7 +571,7 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         return "a narrower property than the request (the rest of the sentence says the request itself is fine)"
     if _CONDITION_AFTER.match(after) or (kind not in _ACT_KINDS and re.search(r"\binstead\b", after, re.I)):
         return "a condition, or one option among others (not the task)"
-    if kind in ("noun", "noun_lead", "plain", "reach") and (_COMPARATIVE_BEFORE.search(matched) or _COMPARATIVE_BEFORE.search(sentence[max(0, start - 30):start])
+    if kind in ("noun", "noun_lead", "plain", "reach") and (_COMPARATIVE_BEFORE.search(matched) or re.search(r"\b(?:better|shorter|simpler|faster|quicker)\s+than\b", sentence, re.I) or _COMPARATIVE_BEFORE.search(sentence[max(0, start - 30):start])
                                                            or _BEATS_AFTER.match(after)):
         return "about a better or other solution than one that exists (optimality), not that none exists"
     if kind == "adjective" and (_FIGURATIVE_AFTER.match(after) or (_ATTRIBUTIVE_BEFORE.search(prefix) and _NON_TASK_NOUN_AFTER.match(after))):
@@ -602,6 +616,8 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
         if not _REASON.search(clause):
             return "a refusal without a stated reason (could be for any reason)"
+    if kind == "substitute" and re.search(r"\b(?:first|earlier|previous|initial|draft|sketch\s+\d|attempt\s+\d)\b", sentence[max(0, start - 50):start], re.I):
+        return "an earlier draft that does not satisfy (a step), not the result"
     if kind == "decline_act" and re.search(r"\bbut\s+(?:here(?:'s|\s+is|\s+it\s+is)|i(?:'ve|\s+have)\s+(?:drawn|made|done|applied|edited)|the\s+(?:edit|image)\s+(?:is|below))", after, re.I):
         return "declines a quality or a part, then gives the result (the sentence goes on to it)"
     if kind == "no_room" and (_LOCAL.match(after) or re.match(r"\s+(?:there|here|on\s+(?:the|that|this)\s+\w+\s+side|at\s+(?:the|that)\s+\w+)\b", after, re.I)):
@@ -638,7 +654,7 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
         return "negated (no such thing, or the negation follows the verb)"
     if _ML_LOCAL_SUBJECT.search(prefix) and not _ML_UNIVERSAL.search(prefix):
         return "about one named route (a local dead end), not the task"
-    if _ML_COMPARATIVE.search(sentence[max(0, m.start() - 30):m.end()]):
+    if _ML_COMPARATIVE.search(sentence[max(0, m.start() - 30):m.end() + 30]):
         return "about a better or shorter solution than one that exists (optimality)"
     if _ML_ADJ.search(m.group(0)) and _ML_FIGURATIVE_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
         return "a figurative use (a colour or a look described as impossible), not the task"
@@ -741,7 +757,27 @@ def json_verdict(text: str) -> bool | None:
             v = (jm.group(1) or jm.group(2) or "").strip('"').lower()
             verdict = v in ("false", "no", "infeasible", "impossible", "unsolvable") or v.startswith(
                 ("declin", "refus", "abstain", "no_solution", "no solution", "nosolution"))
+        for jm in _JSON_BOOL_FIELD.finditer(text, a, b):  # "path_found": false, "valid_output_exists": false
+            said = _json_key_verdict(jm.group(1), jm.group(2).strip('"').lower() in ("true", "yes"))
+            verdict = said if said is not None else verdict
     return verdict
+
+
+# A boolean field whose name states that a valid result exists or is reachable, in any wording of the key:
+# "path_found", "end_reachable", "valid_output_exists", "solucionavel", "is_possible" (and their negations).
+_JSON_BOOL_FIELD = re.compile(r"\"([^\"\n]{1,40})\"\s*:\s*(false|true|\"(?:no|yes|false|true)\")", re.I)
+_KEY_FEASIBLE = re.compile(r"feasib|possib|solv|soluc|l[öo]sbar|machbar|faisab|r[ée]alisab|factib|posib|fattib|vi[áa]vel|doab|achiev|satisf|reach|可行|可解|実行可能", re.I)
+_KEY_EXISTS = re.compile(r"(?:exist|found|valid|possible)", re.I)
+_KEY_RESULT = re.compile(r"path|route|solution|output|edit|image|answer|result|way|arrangement|placement|version|scene", re.I)
+_KEY_NEGATED = re.compile(r"impossib|infeasib|unsolv|unreach|unsatisf|^no[_ ]|^not[_ ]|^is_?not|_not_", re.I)
+
+
+def _json_key_verdict(key: str, value: bool) -> bool | None:
+    """True (infeasible) / False (feasible) for a boolean field that states feasibility; None for any other field."""
+    if not (_KEY_FEASIBLE.search(key) or (_KEY_EXISTS.search(key) and _KEY_RESULT.search(key))):
+        return None
+    says_feasible = value != bool(_KEY_NEGATED.search(key))
+    return not says_feasible
 
 
 def rule_refusal(text: str | None) -> RuleResult:

@@ -229,10 +229,11 @@ def test_realistic_responses(label, text):
 
 
 def test_rules_and_classifier_disagreeing_is_uncertain():
-    # the rules see a conclusion; the classifier reads "At first I hoped …" as a retraction
+    # the rules see a conclusion; the classifier reads "At first I hoped …" as a retraction: the rules'
+    # answer stands (a strong rule decides the best answer) and the disagreement makes it uncertain
     d = detect_refusal("At first I hoped rotating the sofa would help, but it doesn't fit in any orientation, "
                        "so the arrangement is impossible.")
-    assert d.verdict == UNCERTAIN and 0 < d.score < 0.5
+    assert d.verdict == UNCERTAIN and d.refused and 0.5 < d.score < 0.8
 
 
 # --- the labelled material and the frozen split ------------------------------------------------------------
