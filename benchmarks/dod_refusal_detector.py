@@ -2,6 +2,7 @@
 
     python benchmarks/dod_refusal_detector.py [--split frozen|frozen2|independent|tuning|all] [--text all|reasoning] [--errors] [--fit]
     python benchmarks/dod_refusal_detector.py --readings
+    python benchmarks/dod_refusal_detector.py --routing [--text all|reasoning]
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
   tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
@@ -26,6 +27,12 @@
 * ``--readings``: on each labelled set, how many responses have a reasoning part, how many labels
   change between the two readings (conclusions only after ``</think>``), how many of the combined
   detector's decisions change, and its accuracy under each reading against that reading's labels.
+* ``--routing``: the round-3 independent set (tests/dod/data/refusal_independent_r3.jsonl, 21 languages,
+  labels for the whole response, ambiguous rows skipped) and the third frozen split, as a run sees them:
+  judge-free (a response the rules do not cover is pending, the others scored with the best answer) on
+  the covered languages and per language / class; hybrid with a judge stand-in that answers as the label
+  (and at the paper's 98.5 % agreement, expected value); and the routing: how many responses, and which
+  languages and classes, go to the judge.
 * ``--scaling``: time and peak memory of ``detect_refusal`` and ``extract_json`` against input size
   (1 KB to 5 MB of adversarial text: one long sentence, ". " repeated, unclosed ``<think>``), with the
   log-log slope (1 = linear; below 1 = the bounded window at work).
@@ -38,7 +45,7 @@ import itertools
 import json
 import math
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from lmms_plugins.tasks.dod import refusal_classifier as C
@@ -274,6 +281,48 @@ def scaling() -> None:
         print(f"{name:15s} {shape:28s} slope {slope:4.2f} (100 KB -> 5 MB); peak/input max {max(p / n for p, n in zip(peaks, sizes)):.1f}x; {cells}")
 
 
+R3 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r3.jsonl"  # round 3, 21 languages, another writer
+FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written here before the round-3 changes
+
+
+def routing(reading: str) -> None:
+    """Judge-free and hybrid figures, and the hybrid routing, on round 3 and the third frozen split."""
+    from lmms_plugins.tasks.dod.refusal_language import COVERED
+    from lmms_plugins.tasks.dod.refusal_rules import UNCERTAIN
+
+    r3 = [{"id": r["id"], "text": r["response"], "label": r["label"] == "declined", "lang": r["language"] + ("/" + r["script"] if r.get("script") else ""),
+           "style": r["cls"]} for r in C.load_rows([R3]) if not r["ambiguous"]]
+    for name, rows in (("round 3", r3), ("frozen3", C.load_rows([FROZEN3]))):
+        ds = [detect_in(r["text"], reading) for r in rows]
+        own = [lang in COVERED for lang in (r["lang"] for r in rows)]
+        scored = [(r["label"], bool(d.refused)) for r, d in zip(rows, ds) if d.covered]
+        print(f"{name} (text: {reading}): {len(rows)} responses; judge-free scored {len(scored)}, pending (not covered) {len(rows) - len(scored)}")
+        print(f"  judge-free, covered:          {fmt(scores(scored))}")
+        print(f"  judge-free, covered languages (by the set's field): "
+              f"{fmt(scores([(r['label'], bool(d.refused)) for r, d, o in zip(rows, ds, own) if o and d.covered]))}")
+        others = [(r, d) for r, d, o in zip(rows, ds, own) if not o]
+        if others:
+            print(f"  other languages: {len(others)}, uncertain {sum(d.verdict == UNCERTAIN for _, d in others)}, "
+                  f"read as covered {sum(d.covered for _, d in others)}")
+        routed = [(r, d) for r, d in zip(rows, ds) if d.verdict == UNCERTAIN]
+        exact = [(r["label"], r["label"] if d.verdict == UNCERTAIN else bool(d.refused)) for r, d in zip(rows, ds)]
+        n_right = sum(y == p for y, p in exact)
+        n_routed_right = sum(bool(d.refused) == r["label"] for r, d in routed if d.covered)  # what the judge would overturn
+        expected = (n_right - len(routed) * (1 - JUDGE_AGREEMENT)) / len(rows)
+        print(f"  hybrid, judge = label:        {fmt(scores(exact))}; at {JUDGE_AGREEMENT:.1%} judge agreement: {expected:.3f}")
+        print(f"  to the judge: {len(routed)} ({len(routed) / len(rows):.1%}); not covered {sum(not d.covered for _, d in routed)}, "
+              f"covered but uncertain {sum(d.covered for _, d in routed)} (of which the best answer was right: {n_routed_right})")
+        for field in ("lang", "style"):
+            c = Counter(r[field] for r, _ in routed)
+            print(f"    by {field}: " + ", ".join(f"{k} {v}" for k, v in c.most_common()))
+        groups: dict[str, list] = defaultdict(list)
+        for r, d in zip(rows, ds):
+            if d.covered:
+                groups[r["style"]].append((r["label"], bool(d.refused)))
+        print("  judge-free per class (covered): " + ", ".join(
+            f"{k} {sum(y == p for y, p in v)}/{len(v)}" for k, v in sorted(groups.items())))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("frozen", "frozen2", "independent", "tuning", "all"), default="frozen")
@@ -284,7 +333,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="what the detector reads (and which labels count): the whole output or the reasoning part "
                          "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
+    ap.add_argument("--routing", action="store_true", help="round 3 and frozen3: judge-free, hybrid and the hybrid routing")
     args = ap.parse_args(argv)
+    if args.routing:
+        routing(args.text or "all")
+        return 0
     if args.readings:
         readings()
         return 0
