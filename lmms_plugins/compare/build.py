@@ -181,7 +181,7 @@ def build(runs: list[Run]) -> Comparison:
                 ns = {c.n for c in scored if c.n}
                 if scored and n and ns and n < min(ns):
                     notes.append(f"{r.label}: {n} samples against {min(ns)} in the paper: a subset, the gap may be noise or selection")
-            if not entries:
+            if not entries and not notes:  # a run whose value is NaN keeps its block, to say so
                 continue
             if any(c.setting == "unstated" for c in community):
                 notes.append("rows marked (setting?) do not state their prompt setting")

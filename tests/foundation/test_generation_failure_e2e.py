@@ -106,7 +106,16 @@ def check_failed_run(res: dict, tasks: dict, error_fragment: str) -> None:
     # and `lmms-plugins check` says so with its exit status
     from lmms_plugins import check
 
-    assert check.main([str(Path(res["_path"]).parent)]) == 1
+    run = Path(res["_path"]).parent
+    assert check.main([str(run)]) == 1
+    # NaN in the results JSON (json writes it as NaN): compare and report read it without a traceback
+    from lmms_plugins import compare, report
+
+    assert compare.main([str(run), "--out", str(run / "compare"), "--no-chart"]) == 0
+    assert report.main([str(run), "--out", str(run / "report.html")]) == 0
+    md = (run / "compare" / "compare.md").read_text()
+    assert "dod_no_hint · false refusal" in md and "no value (NaN" in md  # said, not left out
+    assert (run / "report.html").stat().st_size > 0
     for task, n in tasks.items():
         samples = res["_samples"][task]
         assert len(samples) == n
