@@ -143,7 +143,8 @@ def warn_once(items: list, label: str) -> str | None:
         return None
     task = calling_task_name() or label
     line = (f"[lmms_plugins] WARNING: {task}: {failed} of {total} generations failed (status "
-            f"'{GENERATION_FAILED}', scored 0, kept in the denominator); first error: {first}")
+            f"'{GENERATION_FAILED}': how each metric counts them is in the benchmark's README, "
+            f"'Failed generations'; generation_failure_rate is beside them); first error: {first}")
     key = (task, failed, total, first)
     with _warned_lock:
         if key in _warned:
