@@ -33,15 +33,26 @@ def _ours(fn: Any) -> bool:
     return str(getattr(fn, "__module__", "") or "").startswith("lmms_plugins")
 
 
-def patch_evaluator_utils(module) -> None:
-    cls = getattr(module, "TaskOutput", None)
-    original = getattr(cls, "calculate_aggregate_metric", None)
+def _unpatched(owner, name: str, what: str):
+    """``owner.name`` to wrap; None when it is missing (warned) or already wrapped."""
+    original = getattr(owner, name, None)
     if original is None:
         from lmms_plugins.registration import _warn
 
-        _warn("find TaskOutput.calculate_aggregate_metric (end-of-run lines)")
-        return
-    if getattr(original, _PATCHED, False):
+        _warn(f"find {what} (end-of-run lines)")
+        return None
+    return None if getattr(original, _PATCHED, False) else original
+
+
+def _install(owner, name: str, wrapper) -> None:
+    setattr(wrapper, _PATCHED, True)
+    setattr(owner, name, wrapper)
+
+
+def patch_evaluator_utils(module) -> None:
+    cls = getattr(module, "TaskOutput", None)
+    original = _unpatched(cls, "calculate_aggregate_metric", "TaskOutput.calculate_aggregate_metric")
+    if original is None:
         return
 
     @functools.wraps(original)
@@ -55,8 +66,7 @@ def patch_evaluator_utils(module) -> None:
             run_summary.CURRENT_TASK.reset(token)
             _after_aggregation(self)
 
-    setattr(calculate_aggregate_metric, _PATCHED, True)
-    cls.calculate_aggregate_metric = calculate_aggregate_metric
+    _install(cls, "calculate_aggregate_metric", calculate_aggregate_metric)
 
 
 def _after_aggregation(task_output) -> None:
@@ -112,13 +122,8 @@ def with_end_lines(table: str, column: str, has_groups: bool) -> str:
 
 
 def patch_utils(module) -> None:
-    original = getattr(module, "make_table", None)
+    original = _unpatched(module, "make_table", "utils.make_table")
     if original is None:
-        from lmms_plugins.registration import _warn
-
-        _warn("find utils.make_table (end-of-run lines)")
-        return
-    if getattr(original, _PATCHED, False):
         return
 
     @functools.wraps(original)
@@ -135,8 +140,7 @@ def patch_utils(module) -> None:
             pass
         return table
 
-    setattr(make_table, _PATCHED, True)
-    module.make_table = make_table
+    _install(module, "make_table", make_table)
 
 
 __all__ = ["patch_evaluator_utils", "patch_utils", "table_view", "with_end_lines"]
