@@ -24,7 +24,8 @@ for folder in (TESTS, Path(__file__).resolve().parent):
 
 from conftest import run_lmms_eval_cli  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
-from tiny_vlms import build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen3_vl, local_benchmark_data  # noqa: E402
+from tiny_vlms import (build_tiny_internvl, build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen3_vl,  # noqa: E402
+                       local_benchmark_data)
 
 pytestmark = pytest.mark.e2e
 # noise needs few tokens (a random model never stops by itself), and four documents per task
@@ -36,7 +37,7 @@ CPU = "device=cpu,device_map=cpu"
 def checkpoints(tmp_path_factory):
     root = tmp_path_factory.mktemp("checkpoints")
     return {"qwen2_5_vl": build_tiny_qwen2_5_vl(root / "qwen2_5_vl"), "qwen3_vl": build_tiny_qwen3_vl(root / "qwen3_vl"),
-            "llava": build_tiny_llava(root / "llava")}
+            "llava": build_tiny_llava(root / "llava"), "internvl": build_tiny_internvl(root / "internvl")}
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +146,16 @@ def test_qwen3_vl_one_image_code_loop_dod_and_grade(tmp_path, checkpoints, env):
     check_code_task(res, "cwi_code_color_count")
     check_dod(res, "dod_decline_hint")
     check_image_tasks(res, [("grade", "grade_strict")], env["judge"])
+
+
+def test_internvl_hf_two_images_code_loop_and_abacus(tmp_path, checkpoints, env):
+    """lmms-eval's ``internvl_hf`` (InternVL-HF layout: <IMG_CONTEXT> tokens, one tile per image here)."""
+    tasks = ["cwi_alignment", "cwi_code_color_count", "abacus_add_easy"]
+    res = run_lmms_eval_cli(",".join(tasks), "internvl_hf", f"pretrained={checkpoints['internvl']},{CPU},max_patches=1",
+                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN)
+    check_answer_tasks(res, ["cwi_alignment"])
+    check_code_task(res, "cwi_code_color_count")
+    check_image_tasks(res, [("abacus_add_easy", "abacus_score")], env["judge"])
 
 
 def test_generic_huggingface_wrapper_fails_in_lmms_eval_with_transformers_5(tmp_path, checkpoints, env):

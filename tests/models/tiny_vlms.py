@@ -135,6 +135,35 @@ def build_tiny_qwen3_vl(folder: Path) -> Path:
     return _save(model, processor, fast, tok, ids, Path(folder), "<|im_end|>", "<|endoftext|>")
 
 
+def build_tiny_internvl(folder: Path) -> Path:
+    """An InternVL-HF checkpoint (InternViT tower, pixel shuffle, Qwen2 text) for ``internvl_hf``."""
+    import torch
+    from transformers import (GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration,
+                              InternVLProcessor, InternVLVideoProcessor, Qwen2TokenizerFast)
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<img>", "</img>", "<IMG_CONTEXT>", "<video>"]
+    tok = _byte_tokenizer(specials)
+    ids = {s: tok.token_to_id(s) for s in specials}
+    fast = Qwen2TokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", unk_token=None,
+                              bos_token=None, extra_special_tokens={
+                                  "start_image_token": "<img>", "end_image_token": "</img>",
+                                  "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"})
+    chat = _QWEN_CHAT.replace("<|vision_start|><|image_pad|><|vision_end|>", "<IMG_CONTEXT>")
+    fast.chat_template = chat
+    # one 28 px tile per image, one token after the 0.5 pixel shuffle
+    images = GotOcr2ImageProcessor(size={"height": 28, "width": 28}, crop_to_patches=False, max_patches=1)
+    processor = InternVLProcessor(image_processor=images, tokenizer=fast, image_seq_length=1, chat_template=chat,
+                                  video_processor=InternVLVideoProcessor(size={"height": 28, "width": 28}))
+    text = _qwen_text(tok, ids, model_type="qwen2")
+    config = InternVLConfig(
+        vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                           image_size=[28, 28], patch_size=[14, 14]),
+        text_config=text, image_token_id=ids["<IMG_CONTEXT>"], image_seq_length=1, downsample_ratio=0.5)
+    torch.manual_seed(0)
+    model = InternVLForConditionalGeneration(config).eval()
+    return _save(model, processor, fast, tok, ids, Path(folder), "<|im_end|>", "<|endoftext|>")
+
+
 def build_tiny_llava(folder: Path) -> Path:
     """A LLaVA-1.5-shaped checkpoint (CLIP vision tower + Llama) for lmms-eval's ``llava_hf``."""
     import torch
