@@ -117,8 +117,6 @@ def working_array(img, factor: int):
 
 def classify(arr, path_color: Sequence[int] = DEFAULT_PATH_RGB):
     """Colour class (uint8 H x W) of every pixel; see the module docstring."""
-    import math
-
     import numpy as np
 
     f = arr.astype(np.float32)
@@ -346,9 +344,9 @@ def cell_fractions(labels, box: GridBox, inset: float = INSET):
     return sums / np.maximum(area, 1)
 
 
-def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float, Any]:
-    """Grid box (in working pixels), cell fractions, the working->original scale and the cell
-    fractions of ``wide_fractions``."""
+def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bool = False) -> tuple[GridBox, Any, float, Any, Any]:
+    """Grid box (in working pixels), cell fractions, the working->original scale, the cell
+    fractions of ``wide_fractions`` and the working array with its colour classes (``(arr, labels)``)."""
     w, h = size
     factor = max(1, max(img.size) // WORK_SIDE)
     pcls = path_class(path_color)
@@ -360,7 +358,7 @@ def locate(img, size: tuple[int, int], *, n: int | None, path_color, relaxed: bo
             break
         factor = max(1, min(factor - 1, int(factor * min(box.pitch_x, box.pitch_y) / (2 * MIN_WORK_PITCH))))
         n = box.n
-    return box, cell_fractions(labels, box), w / arr.shape[1], wide_fractions(labels, box)
+    return box, cell_fractions(labels, box), w / arr.shape[1], wide_fractions(labels, box), (arr, labels)
 
 
 def wide_fractions(labels, box: GridBox):
@@ -374,7 +372,7 @@ def read_geometry(image: Any, *, n: int | None = None, path_color: Sequence[int]
     import numpy as np
 
     img, size = open_rgb(image)
-    box, frac, scale, wide = locate(img, size, n=n, path_color=path_color)
+    box, frac, scale, wide, _work = locate(img, size, n=n, path_color=path_color)
     base = frac[..., [OPEN, WALL, GREEN, RED]].copy()
     pcls = path_class(path_color)
     # path-coloured pixels (a path already drawn) count as open, except in a filled endpoint cell

@@ -35,12 +35,15 @@ CORNER_MIN = 0.01  # a passage at a turn between two drawn cells needs only this
 MIN_SKEW_DEG, MAX_SKEW_DEG = 0.5, 15.0  # outputs rotated this much are turned back
 NOISE_FACTOR = 3.0
 RING_WALL_MIN = 0.8  # share of outer-ring cells that must still read as wall in the output
-LOCAL_PITCH = 40  # endpoint contact is measured at 20-40 px per cell (enlarged to 40 below 20)
-BRIDGE = 0.1  # widest gap (x pitch) still read as touching: a grid line over the path, blur
-LINE_PITCH = 24  # continuity is measured at 24-48 px per cell (16-24 kept, smaller enlarged to 24) ...
-LINE_BRIDGE = 0.06  # ... bridging gaps up to this (x pitch): a 1-px grid line drawn over the path
+CONTACT_PITCH = 48  # endpoint contact is measured at exactly this many px per cell
+CONTACT_BRIDGE = 1  # px (at CONTACT_PITCH) grown on each side: bridges a 2-px grid line over the path
+KEEP_ENDPOINT = 0.5  # an endpoint keeping this share of its fill (or the stroke) is not altered
+INK = 0.5  # share of the line's / fill's ink (255 - darkest channel) a pixel needs near an endpoint
+LINE_PITCH = 48  # continuity is measured at exactly this many px per cell ...
+LINE_BRIDGE = 1  # ... growing the line by this many px each side: a 2-px grid line over the path is bridged
 STRONG = 0.5  # share of the fill's / line's chroma a pixel needs to count near an endpoint
 STRONG_LINE = 0.65  # ... and in the continuity check (soft edges of a gap left out)
+SOLID = 0.85  # ... and in both checks' first reading, on the working-resolution classes
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class DrawnPath:
     located_by: str = "wall_box"  # or "scaled_input"
     reaches: dict = field(compare=False, default_factory=dict)  # "start"/"end" -> EndpointContact
     line_pieces: int = 1  # separate pieces of line pixels in the covered cells (a gap makes 2)
+    endpoint_keep: dict = field(compare=False, default_factory=dict)  # "start"/"end" -> share kept
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,10 @@ def _ring_wall_share(frac) -> float:
 
 
 def _locate_with_ring(img, n: int, path_color, relaxed: bool = False):
-    box, frac, scale, wide = mg.locate(img, img.size, n=n, path_color=path_color, relaxed=relaxed)
-    if _ring_wall_share(frac) < RING_WALL_MIN:
+    found = mg.locate(img, img.size, n=n, path_color=path_color, relaxed=relaxed)
+    if _ring_wall_share(found[1]) < RING_WALL_MIN:
         raise mg.UnreadableGrid("outer wall not found")
-    return box, frac, scale, wide
+    return found
 
 
 def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Exception):
@@ -89,7 +93,7 @@ def _scaled_input_box(img, geometry: mg.MazeGeometry, path_color, first: Excepti
     frac = mg.cell_fractions(labels, box)
     if _ring_wall_share(frac) < RING_WALL_MIN:
         raise mg.UnreadableGrid(f"output: no maze found ({first})")
-    return box, frac, scale, mg.wide_fractions(labels, box)
+    return box, frac, scale, mg.wide_fractions(labels, box), (arr, labels)
 
 
 def skew_degrees(img, path_color=mg.DEFAULT_PATH_RGB) -> float | None:
@@ -126,7 +130,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     located_by = "wall_box"
     located_img = img
     try:
-        box, frac, scale, wide = _locate_with_ring(img, geometry.n, path_color)
+        box, frac, scale, wide, work = _locate_with_ring(img, geometry.n, path_color)
     except mg.UnreadableGrid as first:
         found = None
         angle = skew_degrees(img, path_color)
@@ -150,7 +154,7 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
         if found is None:
             found = _scaled_input_box(img, geometry, path_color, first)
             located_by = "scaled_input"
-        box, frac, scale, wide = found
+        box, frac, scale, wide, work = found
     pcls = mg.path_class(path_color)
     added, limit = _added_and_limit(frac, geometry.fractions, pcls)
     covered = {(int(r), int(c)) for r, c in zip(*np.nonzero((added > 0) & (added >= limit)))}
@@ -183,13 +187,21 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
     for r, c in covered:
         best[r, c] = max(best[r, c], added_f[r, c])
     coverage = {(int(r), int(c)): float(best[r, c]) for r, c in zip(*np.nonzero(best > 0))}
+    # the pixel checks: first on the working-resolution classes (a line that is one solid piece
+    # there, touching both endpoints, needs nothing finer), then where that is not enough on
+    # finer pixels
+    work_box = box
     box = box.scaled(scale)
-    reaches = {name: endpoint_contact(located_img, box, cell, mg.GREEN if name == "start" else mg.RED,
-                                      covered, geometry, path_color)
-               for name, cell in (("start", geometry.start), ("end", geometry.goal))}
-    pieces = line_pieces(located_img, box, covered, geometry, path_color)
+    ends = {"start": (geometry.start, mg.GREEN), "end": (geometry.goal, mg.RED)}
+    reaches = {name: _solid_contact(work, work_box, cell, cls, covered, geometry, pcls)
+               or endpoint_contact(located_img, box, cell, cls, covered, geometry, path_color)
+               for name, (cell, cls) in ends.items()}
+    keep = {name: endpoint_keep(located_img, box, cell, cls, path_color) for name, (cell, cls) in ends.items()}
+    inner = set(covered) - {geometry.start, geometry.goal}
+    pieces = 1 if len(inner) < 2 or _pieces(*work, work_box, inner, geometry, path_color, 0) == 1 \
+        else line_pieces(located_img, box, covered, geometry, path_color)
     return DrawnPath(box=box, covered=covered, coverage=coverage, fractions=frac,
-                     located_by=located_by, reaches=reaches, line_pieces=pieces)
+                     located_by=located_by, reaches=reaches, line_pieces=pieces, endpoint_keep=keep)
 
 
 def _added_and_limit(frac, input_frac, pcls, base: float = COVER_MIN):
@@ -208,7 +220,7 @@ def _added_and_limit(frac, input_frac, pcls, base: float = COVER_MIN):
     return added, threshold + NOISE_FACTOR * chance
 
 
-def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, target: int = LOCAL_PITCH,
+def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, target: int = CONTACT_PITCH,
                 exact: bool = False):
     """The cells rows x cols from (r0, c0) at target/2 - target px per cell (enlarged to target
     below that; exactly ``target`` when ``exact``), its pitch in pixels and a function
@@ -237,6 +249,58 @@ def _local_view(img, box: mg.GridBox, r0: int, c0: int, rows: int, cols: int, ta
     return local, min(px * sx, py * sy), band
 
 
+def _ink(arr):
+    """How far each pixel is from white in its darkest channel (0 white .. 255): a thin white gap
+    keeps its light luma through JPEG even where chroma subsampling bleeds colour into it."""
+    import numpy as np
+
+    a = np.asarray(arr)
+    return 255.0 - np.minimum(np.minimum(a[..., 0], a[..., 1]), a[..., 2]).astype(np.float32)
+
+
+def endpoint_keep(img, box: mg.GridBox, cell: mg.Cell, end_class: int, path_color=mg.DEFAULT_PATH_RGB) -> float:
+    """Share of an endpoint cell's central part that keeps its fill or carries the path's stroke.
+
+    The stroke may end in the endpoint cell (a round cap over the start): its pixels there are of
+    the path's class, or, at its anti-aliased edge or where it is semi-transparent, a mix of the
+    fill and a path-class colour.  A pixel P counts as such a mix when P = t * fill + (1 - t) * R
+    for some t in [0, 0.85] and some in-gamut R of the path's class; a recoloured cell (white,
+    wall blue, yellow, ...) is no such mix.  Measured at about 12 px per cell, like the cells."""
+    import numpy as np
+
+    px, py = box.pitch_x, box.pitch_y
+    r, c = cell
+    left, top = box.x0 + (c + mg.INSET) * px, box.y0 + (r + mg.INSET) * py
+    crop = img.crop((int(round(left)), int(round(top)), int(round(left + (1 - 2 * mg.INSET) * px)),
+                     int(round(top + (1 - 2 * mg.INSET) * py))))
+    factor = max(1, int(min(px, py) // 12))
+    arr = np.asarray(crop.reduce(factor) if factor > 1 else crop, dtype=np.float32).reshape(-1, 3)
+    if not arr.size:
+        return 0.0
+    pcls = mg.path_class(path_color)
+    labels = mg.classify(arr[None], path_color)[0]
+    own = labels == end_class
+    keep = own | (labels == pcls)
+    rest = np.flatnonzero(~keep)
+    if rest.size and own.any() and keep.mean() < KEEP_ENDPOINT:  # (above it, the exact share does not matter)
+        keep[rest[_mixes(arr[rest], np.median(arr[own], axis=0), pcls, path_color)]] = True
+    return float(keep.mean())
+
+
+def _mixes(pixels, fill, pcls: int, path_color):
+    """Which pixels (N x 3) are t * fill + (1 - t) * R for some t in [0, 0.85] and some in-gamut
+    colour R of the path's class (a stroke's edge or a semi-transparent stroke over the fill)."""
+    import numpy as np
+
+    pixels = np.asarray(pixels, dtype=np.float32)
+    mixed = np.zeros(len(pixels), dtype=bool)
+    for t in np.linspace(0.0, 0.85, 18):
+        other = (pixels - t * fill) / (1.0 - t)
+        in_gamut = ((other >= -12.0) & (other <= 267.0)).all(axis=-1)
+        mixed |= in_gamut & mg.class_mask(np.clip(other, 0, 255), pcls, path_color)[0]
+    return mixed
+
+
 def _chroma2(local):
     import numpy as np
 
@@ -250,62 +314,130 @@ def line_pieces(img, box: mg.GridBox, covered: frozenset, geometry: mg.MazeGeome
 
     The cells alone cannot show a gap of a few pixels inside the path (both sides of it still
     cover their cells), but "one continuous line" is a pixel property: the path-coloured pixels
-    of the covered cells other than start and end, at 24-48 px per cell, with at least 0.65 of
-    the line's mean chroma (the soft edges of a gap left out), dilated to bridge gaps of ``LINE_BRIDGE`` x pitch (a grid line drawn over
-    the path, anti-aliasing), must be one piece.  Pieces spanning under 0.3 x pitch (colour noise, JPEG
-    specks) are not counted."""
-    import cv2
-    import numpy as np
-
+    of the covered cells other than start and end, at ``LINE_PITCH`` px per cell, with at least
+    0.65 of the line's mean chroma and ink (the soft edges of a gap left out), grown by
+    ``LINE_BRIDGE`` px (a 2-px grid line drawn over the path), must be one piece.  Pieces
+    spanning under 0.3 x pitch (colour noise, JPEG specks) are not counted."""
     inner = set(covered) - {geometry.start, geometry.goal}
     if len(inner) < 2:
         return 1
-    n = geometry.n
     px, py = box.pitch_x, box.pitch_y
-    x0, y0 = int(round(box.x0)), int(round(box.y0))
-    crop = img.crop((x0, y0, int(round(box.x0 + n * px)), int(round(box.y0 + n * py))))
-    if min(px, py) < 16:  # small cells: enlarged, so that a gap is a few pixels
+    # only the rows and columns of cells the line can be in
+    rows = [r for r, _ in inner]
+    cols = [c for _, c in inner]
+    x0, y0 = int(round(box.x0 + min(cols) * px)), int(round(box.y0 + min(rows) * py))
+    x1, y1 = int(round(box.x0 + (max(cols) + 1) * px)), int(round(box.y0 + (max(rows) + 1) * py))
+    crop = img.crop((x0, y0, x1, y1))
+    if min(px, py) < LINE_PITCH - 0.5:  # small cells: enlarged to LINE_PITCH px per cell
         from PIL import Image
 
-        local = crop.resize((n * LINE_PITCH, n * LINE_PITCH), Image.BILINEAR)
+        f = LINE_PITCH / min(px, py)
+        crop = crop.resize((max(1, round(crop.width * f)), max(1, round(crop.height * f))), Image.BILINEAR)
     else:  # box-reduced by a whole factor (fast, no ringing)
         # (a pitch measured a hair under a whole multiple, 47.99 for 48, counts as that multiple)
-        local = crop.reduce(max(1, int(min(px, py) / LINE_PITCH + 0.05)))
-    arr = np.asarray(local)
+        crop = crop.reduce(max(1, int(min(px, py) / LINE_PITCH + 0.02)))
+    sx, sy = crop.width / max(1, x1 - x0), crop.height / max(1, y1 - y0)
+    local = mg.GridBox(box.n, (box.x0 - x0) * sx, (box.y0 - y0) * sy, px * sx, py * sy)
+    bridge = max(1, round(LINE_BRIDGE * min(local.pitch_x, local.pitch_y) / LINE_PITCH))
+    return _pieces(crop, None, local, inner, geometry, path_color, bridge)
+
+
+def _pieces(img, labels, box: mg.GridBox, inner: set, geometry: mg.MazeGeometry, path_color, bridge: int) -> int:
+    """Pieces of line in the cells ``inner`` of ``img`` (an image or array; ``box`` in its pixels),
+    grown by ``bridge`` px.  With ``labels`` (the colour classes of ``img``, the working
+    resolution's) nothing is bridged and only solid pixels count (0.85 of the line's chroma and
+    ink): one piece there is one piece at any finer reading."""
+    import cv2
+    import numpy as np
+
+    arr = np.asarray(img)
     h, w = arr.shape[:2]
-    sx, sy = w / max(1, crop.width), h / max(1, crop.height)
-    pitch = min(px * sx, py * sy)
-    # each pixel's cell and its place in the cell (0..1), from the real (unrounded) grid
-    fy = ((np.arange(h) + 0.5) / sy + y0 - box.y0) / py
-    fx = ((np.arange(w) + 0.5) / sx + x0 - box.x0) / px
-    ry, rx = np.clip(fy.astype(int), 0, n - 1), np.clip(fx.astype(int), 0, n - 1)
-    drawn = np.zeros((n, n), dtype=bool)
-    drawn[tuple(np.array(sorted(inner)).T)] = True
-    # the line in the drawn cells; the endpoints (whose fill may share the path colour; reaching
-    # them is endpoint_contact's question) left out, with a pixel to spare for rounding
-    region = drawn[ry][:, rx]
+    rows = [r for r, _ in inner]
+    cols = [c for _, c in inner]
+    r0, c0 = min(rows), min(cols)
+
+    def at(cells, origin, p, limit):  # first pixel whose centre lies at or after each position (cells)
+        return np.clip(np.ceil(origin + np.asarray(cells, dtype=float) * p - 0.5).astype(int), 0, limit)
+
+    ks_y, ks_x = np.arange(r0, max(rows) + 2), np.arange(c0, max(cols) + 2)
+    yb, xb = at(ks_y, box.y0, box.pitch_y, h), at(ks_x, box.x0, box.pitch_x, w)
+    yc = at(np.stack([ks_y[:-1] + mg.INSET, ks_y[1:] - mg.INSET]), box.y0, box.pitch_y, h)
+    xc = at(np.stack([ks_x[:-1] + mg.INSET, ks_x[1:] - mg.INSET]), box.x0, box.pitch_x, w)
+    region = np.zeros((h, w), dtype=bool)
+    core = np.zeros((h, w), dtype=bool)
+    for r, c in inner:
+        i, j = r - r0, c - c0
+        region[yb[i]:yb[i + 1], xb[j]:xb[j + 1]] = True
+        core[yc[0, i]:yc[1, i], xc[0, j]:xc[1, j]] = True
+    # the endpoints (whose fill may share the path colour; reaching them is endpoint_contact's
+    # question) left out, with a pixel to spare for rounding
     for r, c in (geometry.start, geometry.goal):
-        ys = np.abs(fy - (r + 0.5)) <= 0.55
-        xs = np.abs(fx - (c + 0.5)) <= 0.55
-        region[np.ix_(ys, xs)] = False
-    inside_y = np.abs(fy - ry - 0.5) <= 0.5 - mg.INSET
-    inside_x = np.abs(fx - rx - 0.5) <= 0.5 - mg.INSET
-    core = inside_y[:, None] & inside_x[None, :] & region
-    # colour classes only for the drawn cells' pixels (the costly part; the rest is never part of the line)
-    line, chroma_in = mg.class_mask(arr[region], mg.path_class(path_color), path_color)
-    mask = np.zeros(region.shape, dtype=bool)
+        ya, yz = at([r - 0.05, r + 1.05], box.y0, box.pitch_y, h)
+        xa, xz = at([c - 0.05, c + 1.05], box.x0, box.pitch_x, w)
+        region[ya:yz, xa:xz] = False
+    pixels = arr[region]
+    pcls = mg.path_class(path_color)
+    if labels is None:  # colour classes only for the drawn cells' pixels (the rest is never line)
+        line, chroma = mg.class_mask(pixels, pcls, path_color)
+        floor = STRONG_LINE
+    else:
+        line, chroma = labels[region] == pcls, _chroma2(pixels)
+        floor = SOLID
+    strong = line & core[region]
+    if strong.any():
+        ink = _ink(pixels)
+        line &= (chroma >= floor ** 2 * float(chroma[strong].mean())) & (ink >= floor * float(ink[strong].mean()))
+    mask = np.zeros((h, w), dtype=np.uint8)
     mask[region] = line
-    chroma2 = np.zeros(region.shape, dtype=chroma_in.dtype)
-    chroma2[region] = chroma_in
-    line_c = chroma2[mask & core]
-    if line_c.size:
-        mask &= chroma2 >= STRONG_LINE ** 2 * float(line_c.mean())
-    mask = mask.view(np.uint8)
-    rad = max(1, round(LINE_BRIDGE * pitch / 2))
-    grown = cv2.dilate(mask, None, iterations=rad)
+    grown = cv2.dilate(mask, None, iterations=bridge) if bridge else mask
     _, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-    span = 0.3 * pitch + 2 * rad  # every piece grew from line pixels: count the long ones
+    span = 0.3 * min(box.pitch_x, box.pitch_y) + 2 * bridge  # every piece grew from line pixels: count the long ones
     return int((np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]) >= span).sum())
+
+
+def _solid_contact(work, box: mg.GridBox, end: mg.Cell, end_class: int, covered: frozenset,
+                   geometry: mg.MazeGeometry, pcls: int) -> "EndpointContact | None":
+    """endpoint_contact on the working-resolution classes, nothing bridged and only solid pixels
+    (0.85 of the line's and the fill's chroma and ink): a contact there is one at any finer
+    reading; None when it does not show one (then the finer reading decides)."""
+    import numpy as np
+
+    arr, labels = work
+    nbs = _drawn_neighbours(end, covered, geometry)
+    if not nbs:
+        return None
+    h, w = labels.shape
+
+    def central(cell, inset):
+        r, c = cell
+        ya = int(np.ceil(box.y0 + (r + inset) * box.pitch_y - 0.5))
+        yz = int(np.ceil(box.y0 + (r + 1 - inset) * box.pitch_y - 0.5))
+        xa = int(np.ceil(box.x0 + (c + inset) * box.pitch_x - 0.5))
+        xz = int(np.ceil(box.x0 + (c + 1 - inset) * box.pitch_x - 0.5))
+        return slice(max(0, ya), min(h, max(ya + 1, yz))), slice(max(0, xa), min(w, max(xa + 1, xz)))
+
+    cells = nbs + [end]
+    ys, _ = central((min(q[0] for q in cells), 0), 0.0)
+    ye, _ = central((max(q[0] for q in cells), 0), 0.0)
+    _, xs = central((0, min(q[1] for q in cells)), 0.0)
+    _, xe = central((0, max(q[1] for q in cells)), 0.0)
+    win = (slice(ys.start, ye.stop), slice(xs.start, xe.stop))
+
+    def local(cell, inset):  # central() in the window's pixels
+        a, b = central(cell, inset)
+        return slice(a.start - win[0].start, a.stop - win[0].start), slice(b.start - win[1].start, b.stop - win[1].start)
+
+    sub, lab = arr[win], labels[win]
+    mask = (lab == pcls) | (lab == end_class)
+    contact = _contact(sub, lab, mask, sub, local, end, nbs, pcls, SOLID, SOLID, 0)
+    return contact if contact.reached else None
+
+
+def _drawn_neighbours(end, covered, geometry) -> list:
+    r, c = end
+    nbs = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    return [nb for nb in nbs if nb in covered and 0 <= nb[0] < geometry.n and 0 <= nb[1] < geometry.n
+            and not geometry.grid[nb[0]][nb[1]]]
 
 
 def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered: frozenset,
@@ -313,41 +445,59 @@ def endpoint_contact(img, box: mg.GridBox, end: mg.Cell, end_class: int, covered
     """Does the line drawn in a covered neighbour of ``end`` run into (or touch) ``end``?
 
     ``box`` is the grid in ``img``'s pixels.  Measured on the cells spanned by ``end`` and its
-    covered neighbours, at 0.5-1 x ``LOCAL_PITCH`` px per cell:
-    the mask of path-or-endpoint colour, dilated to bridge gaps of ``BRIDGE`` x pitch, must join
-    the line's pixels in a neighbour's central part to the endpoint's central part."""
-    import cv2
+    covered neighbours, resampled to ``CONTACT_PITCH`` px per cell: the mask of path-or-endpoint
+    colour with at least half the ink and chroma of the line and of the endpoint's fill, grown by
+    ``CONTACT_BRIDGE`` px (a 2-px grid line drawn over the path), must join the line's pixels in
+    a neighbour's central part to the endpoint's central part.  A line stopping at the
+    neighbour's centre leaves a gap of (0.5 - width / 2) x pitch: 4 px at 48 px per cell for a
+    line 0.83 x pitch wide, which is not bridged."""
     import numpy as np
 
-    r, c = end
-    nbs = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
-    nbs = [nb for nb in nbs if nb in covered and 0 <= nb[0] < geometry.n and 0 <= nb[1] < geometry.n
-           and not geometry.grid[nb[0]][nb[1]]]
+    nbs = _drawn_neighbours(end, covered, geometry)
     if not nbs:
         return EndpointContact(False)
     r0, r1 = min(q[0] for q in nbs + [end]), max(q[0] for q in nbs + [end])
     c0, c1 = min(q[1] for q in nbs + [end]), max(q[1] for q in nbs + [end])
-    local, pitch, central = _local_view(img, box, r0, c0, r1 - r0 + 1, c1 - c0 + 1)
+    local, _pitch, central = _local_view(img, box, r0, c0, r1 - r0 + 1, c1 - c0 + 1, exact=True)
 
-    labels = mg.classify(np.asarray(local), path_color)
+    arr = np.asarray(local)
+    labels = mg.classify(arr, path_color)
     pcls = mg.path_class(path_color)
     mask = (labels == pcls) | (labels == end_class)
-    # JPEG and resampling bleed colour a few pixels into the gap a short line leaves: only
-    # pixels with at least half the (mean) chroma of the endpoint's fill and of the line count
-    chroma2 = _chroma2(local)
-    end_c = chroma2[central(end, 0.3)][mask[central(end, 0.3)]]
+    contact = _contact(arr, labels, mask, local, central, end, nbs, pcls)
+    own = labels == end_class
+    if contact.reached or not own.any():
+        return contact
+    # the stroke over the endpoint's fill, where it blends with it (a semi-transparent stroke)
+    odd = np.flatnonzero((labels == mg.OTHER) | (labels == mg.DARK))
+    fill = np.median(arr[own], axis=0)
+    mask.reshape(-1)[odd[_mixes(arr.reshape(-1, 3)[odd], fill, pcls, path_color)]] = True
+    return _contact(arr, labels, mask, local, central, end, nbs, pcls)
+
+
+def _contact(arr, labels, mask, local, central, end, nbs, pcls, chroma_floor=STRONG, ink_floor=INK,
+             bridge=CONTACT_BRIDGE) -> EndpointContact:
+    import cv2
+    import numpy as np
+
+    # JPEG and resampling bleed colour a few pixels into the gap a short line leaves (chroma
+    # subsampling most): only pixels with at least half the (mean) chroma and ink of the
+    # endpoint's fill and of the line count
+    chroma2, ink = _chroma2(local), _ink(arr)
+    in_end = central(end, 0.3)
+    end_m = mask[in_end]
     # the line's part of a neighbour: its central 80 % (a line may run along one side)
-    line_c = np.concatenate([chroma2[central(nb, mg.WIDE_INSET)][labels[central(nb, mg.WIDE_INSET)] == pcls]
-                             for nb in nbs])
-    if end_c.size and line_c.size:
-        floor = STRONG ** 2 * min(float(end_c.mean()), float(line_c.mean()))
-        mask &= chroma2 >= floor
+    line_m = [(central(nb, mg.WIDE_INSET), labels[central(nb, mg.WIDE_INSET)] == pcls) for nb in nbs]
+    line_c = np.concatenate([chroma2[reg][m] for reg, m in line_m])
+    if end_m.any() and line_c.size:
+        line_i = np.concatenate([ink[reg][m] for reg, m in line_m])
+        mask = mask & (chroma2 >= chroma_floor ** 2 * min(float(chroma2[in_end][end_m].mean()), float(line_c.mean()))) \
+            & (ink >= ink_floor * min(float(ink[in_end][end_m].mean()), float(line_i.mean())))
     mask = mask.view(np.uint8)
-    rad = max(1, round(BRIDGE * pitch / 2))
-    grown = cv2.dilate(mask, None, iterations=rad)  # 3 x 3 square, rad times
+    grown = cv2.dilate(mask, None, iterations=bridge) if bridge else mask  # 3 x 3 square
     _, parts = cv2.connectedComponents(grown, connectivity=8)
 
-    inside = parts[central(end, 0.3)][mask[central(end, 0.3)] > 0]
+    inside = parts[in_end][mask[in_end] > 0]
     targets = set(np.unique(inside).tolist()) - {0}
     for nb in nbs:
         region = central(nb, mg.WIDE_INSET)

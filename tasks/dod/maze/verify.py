@@ -119,10 +119,10 @@ def _altered_cells(geom: mg.MazeGeometry, drawn: mp.DrawnPath, pcls: int) -> lis
             cell = (r, c)
             share = frac[r, c]
             path_share = share[pcls]
-            if cell == geom.start:
-                keep = share[mg.GREEN] + (path_share if pcls != mg.GREEN else 0.0)
-            elif cell == geom.goal:
-                keep = share[mg.RED] + (path_share if pcls != mg.RED else 0.0)
+            if cell in (geom.start, geom.goal):
+                # its fill, the path's stroke, or the two mixed (the stroke's edge, a
+                # semi-transparent stroke): a round cap over the start is no alteration
+                keep = drawn.endpoint_keep["start" if cell == geom.start else "end"]
             elif geom.grid[r][c]:
                 if cell in drawn.covered:
                     continue  # a wall under the path: that is crosses_wall, reported next
