@@ -153,10 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         return code
     progress("writing the HTML reports")
     pages = []
-    for run_dir, label in zip(run_dirs, labels):  # --media-root: CwI images live in the data folder
+    for run_dir, label in zip(run_dirs, labels):  # --media-root: the inputs live in the data folders, the outputs in images/
         page = out / f"report-{run_dir.name}.html"
         code = report.main([str(run_dir), "--out", str(page), "--label", f"demo: {label}",
-                            *[a for run in RUNS for a in ("--media-root", str(data / run.data_dir))]])
+                            *[a for folder in [*(data / run.data_dir for run in RUNS), images] for a in ("--media-root", str(folder))]])
         if code != 0:
             return code
         pages.append(str(page))

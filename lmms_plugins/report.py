@@ -32,12 +32,13 @@ import functools
 import html
 import io
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lmms_plugins.runs import ResultsError, Run, TaskResult, load_run, metric_count, sample_key
+from lmms_plugins.runs import ResultsError, Run, TaskResult, is_regular, load_run, metric_count, sample_key
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
 
 #: per-sample metric shown as the verdict of a sample, most preferred first.
@@ -82,13 +83,28 @@ def category_of(line: dict, item: dict | None, task: str) -> str:
     return benchmark_of(task) or task
 
 
+def _overlay(o: Any) -> dict | None:
+    """An overlay in the documented shape, or None (a hand-edited or foreign record)."""
+    if not isinstance(o, dict):
+        return None
+    size = o.get("size")
+    ok_size = size is None or (isinstance(size, list) and len(size) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1e7 for v in size))
+    index = o.get("index", 0)
+    if not ok_size or not isinstance(index, int) or isinstance(index, bool) or not isinstance(o.get("target", "output"), str):
+        return None
+    shapes = o.get("shapes") if isinstance(o.get("shapes"), list) else []
+    return {**o, "shapes": [sh for sh in shapes if isinstance(sh, dict)]}
+
+
 def overlays_of(line: dict) -> list[dict]:
     out: list[dict] = []
     for item in _metric_items(line).values():
         for scope in (item, item.get("record") if isinstance(item.get("record"), dict) else {}):
             ov = scope.get("overlay")
             for o in ov if isinstance(ov, list) else [ov] if ov else []:
-                if isinstance(o, dict) and o not in out:
+                o = _overlay(o)
+                if o is not None and o not in out:
                     out.append(o)
     return out
 
@@ -158,9 +174,45 @@ def resolve_media(ref: str, roots: list[Path]) -> str:
     return ref
 
 
+def _resolved(folders: list[Path]) -> list[Path]:
+    out = []
+    for f in folders:
+        try:
+            real = Path(f).expanduser().resolve()
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if real not in out:
+            out.append(real)
+    return out
+
+
+def outside_reason(ref: str, allowed: list[Path] | None) -> str:
+    """Why a local image may not be embedded ('' when it may): only regular files whose real path
+    (symlinks resolved) lies under the run folder, a --media-root folder or the benchmark's data
+    root are. A samples file is data: an ``input_media`` entry such as ``/home/me/private.png``
+    must not end up inside a page that gets mailed around."""
+    if ref.startswith("data:") or allowed is None:
+        return ""
+    if ref.startswith(("http://", "https://")):
+        return ""  # shown as a link by the thumbnailer, never fetched
+    if not Path(ref).is_absolute():  # resolve_media found it under no root
+        return f"image not readable: {ref} is under none of the run folder, the --media-root folders and the data root"
+    try:
+        real = Path(ref).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return f"image path not readable as a path: {ref}"
+    if not any(real == a or a in real.parents for a in allowed):
+        return (f"not embedded: {ref} is outside the run folder and the --media-root folders "
+                f"(pass --media-root with its folder to show it)")
+    if real.exists() and not is_regular(real):
+        return f"not embedded: {ref} is not a regular file"
+    return ""
+
+
 def media_roots(task: str, run: Run, extra: list[str | Path] | None = None) -> list[Path]:
-    """Where relative ``input_media`` paths may live: given folders, the benchmark's local data root
-    (LMMS_PLUGINS_<BENCH>_ROOT / LMMS_PLUGINS_DATA_ROOT), the run folder, the current folder."""
+    """Where ``input_media`` may live, which is also where the report embeds images from: given
+    folders (--media-root), the benchmark's local data root (LMMS_PLUGINS_<BENCH>_ROOT /
+    LMMS_PLUGINS_DATA_ROOT), the run folder."""
     roots = [Path(p) for p in extra or []]
     bench = benchmark_of(task)
     if bench:
@@ -173,7 +225,7 @@ def media_roots(task: str, run: Run, extra: list[str | Path] | None = None) -> l
         if root is not None:
             roots.append(root)
     base = run.path if run.path.is_dir() else run.path.parent
-    return roots + [base, Path.cwd()]
+    return roots + [base]
 
 
 def _svg(overlay: dict, size: tuple[int, int]) -> str:
@@ -210,9 +262,14 @@ def _svg(overlay: dict, size: tuple[int, int]) -> str:
     return "".join(parts)
 
 
-def _figure(path: str, px: int, overlays: list[dict], role: str, title: str = "") -> str:
-    uri, info = thumbnail(path, px)
+def _figure(path: str, px: int, overlays: list[dict], role: str, title: str = "", allowed: list[Path] | None = None) -> str:
+    """One image, embedded as a thumbnail with its overlays. ``allowed``: the folders a local file
+    may come from (None: the caller already confined it, as the model-output parser does)."""
     head = f'<div class="imgtitle">{ESC(title)}</div>' if title else ""
+    why = outside_reason(str(path), allowed)
+    if why:
+        return f'{head}<div class="img missing refused" title="{ESC(str(path)[:300])}">{ESC(why[:400])}</div>'
+    uri, info = thumbnail(path, px)
     if uri is None:
         return f'{head}<div class="img missing" title="{ESC(str(path)[:300])}">image not readable: {ESC(str(info)[:300])}</div>'
     svgs = "".join(_svg(o, info) for o in overlays)
@@ -257,7 +314,8 @@ def rounds_block(raw: Any, px: int = THUMB_PX) -> str:
         body = _text_block(str(replies[i - 1]), "output") if i <= len(replies) else ""
         if ex:
             head = f"{ESC(str(ex.get('status')))} (exit {ESC(str(ex.get('exit_code')))}){' — ' + ESC(str(ex['reason'])) if ex.get('reason') else ''}"
-            imgs = "".join(_figure(im["thumb"], px // 2, [], "output") for im in ex.get("images") or [] if isinstance(im, dict) and im.get("thumb"))
+            imgs = "".join(_figure(str(im["thumb"]), px // 2, [], "output", allowed=[]) for im in ex.get("images") or []
+                           if isinstance(im, dict) and im.get("thumb"))  # inline thumbnails only: a path here is the model's
             body += (f"<p>execution: <b>{head}</b></p>" + (_text_block(str(ex.get("code", "")), "prompt") if not replies else "")
                      + _text_block(str(ex.get("stdout") or ""), "output") + _text_block(str(ex.get("stderr") or ""), "prompt") + imgs)
         parts.append(f"<details class=round><summary>round {i}{' · code run: ' + ESC(str(ex.get('status'))) if ex else ''}</summary>{body}</details>")
@@ -272,9 +330,15 @@ CWI_NO_IMAGES = ("input images: not in lmms-eval's samples file (CwI keeps them 
 def _cwi_names(task: str, tr: TaskResult | None) -> tuple[str, list[str]]:
     """(the data folder's config name, the splits to look in) of a CwI task."""
     cfg = tr.config if tr is not None else {}
-    name = cfg.get("dataset_name") or task.removeprefix("cwi_code_").removeprefix("cwi_")
-    splits = [s for s in (cfg.get("test_split"), cfg.get("validation_split"), "test", "validation", "train") if s]
-    return str(name), list(dict.fromkeys(splits))
+    name = cfg.get("dataset_name")
+    if not (isinstance(name, str) and _PLAIN.fullmatch(name)):  # a config name is a folder name, nothing more
+        name = task.removeprefix("cwi_code_").removeprefix("cwi_")
+    splits = [s for s in (cfg.get("test_split"), cfg.get("validation_split"), "test", "validation", "train")
+              if isinstance(s, str) and _PLAIN.fullmatch(s)]
+    return name, list(dict.fromkeys(splits))
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
 
 @functools.lru_cache(maxsize=64)
@@ -304,9 +368,12 @@ def cwi_images(task: str, key: str, tr: TaskResult | None, roots: list[Path]) ->
     name, splits = _cwi_names(task, tr)
     looked = []
     for root in roots:
+        inside = _resolved([Path(root)])
         for folder in (Path(root) / name, Path(root)):
             files = [f for s in splits for f in sorted(folder.glob(f"{s}-*.parquet"))] if folder.is_dir() else []
             for f in files:
+                if outside_reason(str(f), inside):  # a config name such as '../..' from a hand-edited file
+                    continue
                 looked.append(f)
                 found = _parquet_images(str(f), f.stat().st_mtime_ns).get(key)
                 if found is not None:
@@ -371,6 +438,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     out = parse_model_output(raw)
     full = _fullest_record(line)  # a task may keep its whole record on one metric only (DoD: dod_run)
     roots = list(roots or [])
+    allowed = _resolved(roots)  # the record's data_root below helps find a file, it does not allow one
     if full and full.get("data_root"):  # the data folder the sample was scored from (DoD)
         roots.insert(0, Path(str(full["data_root"])))
     bench = benchmark_of(task)
@@ -383,14 +451,18 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     if not media and bench == "cwi":
         media, note = cwi_images(task, key, tr, roots)
     media = [resolve_media(p, roots) for p in media]
-    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input", "input" if titles else "")
+    inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input", "input" if titles else "", allowed)
                      for i, p in enumerate(media))
     out_title = "edited (model output)" if bench == "grade" else ""
-    outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output", out_title) for i, p in enumerate(out.images))
-    outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing)
-    reference = "".join(_figure(resolve_media(p, roots), px, [], "reference", "reference (ground truth)")
+    # the model-output parser reads images only from the package's allowed folders; one it refused
+    # is still shown when it lies in a folder the report was given (the run folder, --media-root)
+    given = [p for p in out.refused if not outside_reason(p, allowed) and is_regular(p)]
+    outputs = "".join(_figure(p, px, _overlays_for(overlays, "output", i), "output", out_title)
+                      for i, p in enumerate([*out.images, *given]))
+    outputs += "".join(f'<div class="img missing">output image missing: {ESC(p)}</div>' for p in out.missing if p not in given)
+    reference = "".join(_figure(resolve_media(p, roots), px, [], "reference", "reference (ground truth)", allowed)
                         for p, name in titles.items() if name == "reference")
-    problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems)
+    problems = "".join(f"<li>{ESC(p)}</li>" for p in out.problems if not any(g in p for g in given))
     shown = {k: val for k, val in item.items() if k not in ("value", "status", "reason", "id")} if item else {}
     if full is not None and isinstance(shown.get("record"), dict) and len(full) > len(shown["record"]):
         shown["record"] = full
@@ -642,6 +714,11 @@ def main(argv: list[str] | None = None) -> int:
                             media_root=args.media_root)
     except ResultsError as exc:
         print(f"lmms-plugins report: {exc}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        # last resort: a shape no check names; one line, not a traceback
+        print(f"lmms-plugins report: {args.run}: unexpected content in the results or samples files "
+              f"({type(exc).__name__}: {str(exc)[:200]})", file=sys.stderr)
         return 2
     print(path)
     return 0

@@ -11,16 +11,36 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmms_plugins.utils.jsonl import read_jsonl
+from lmms_plugins.utils.jsonl import iter_jsonl
 
 
 class ResultsError(Exception):
     """A path given to compare/report holds no readable lmms-eval or lm-eval results."""
+
+
+def is_regular(path: str | os.PathLike) -> bool:
+    """True for a regular file (symlinks followed). A FIFO, socket or device named like a results,
+    samples or image file is never opened: reading a FIFO blocks until a writer comes."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _read_regular(path: Path) -> str:
+    """The text of a regular file, checked on the open descriptor (no window for a swap)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ResultsError(f"{path}: not a regular file; not read")
+        return handle.read().decode("utf-8")
 
 
 LMMS_EVAL, LM_EVAL = "lmms-eval", "lm-eval"
@@ -56,14 +76,20 @@ class Run:
     tasks: dict[str, TaskResult]
     config: dict = field(default_factory=dict)  # of the newest results file
     configs: list = field(default_factory=list)  # of every results file, oldest first (one per lmms-eval call)
+    groups: dict = field(default_factory=dict)  # group -> its subtasks (``group_subtasks`` of the results files)
 
 
 def _results_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
     if path.is_dir():  # lmms-eval's <date>_results.json and lm-eval's <model>/results_<date>.json
         found = set(path.rglob("*_results.json")) | set(path.rglob("results_*.json"))
+        odd = sorted(p for p in found if not is_regular(p))
+        if odd:
+            raise ResultsError(f"{odd[0]}: not a regular file (a FIFO, socket, device or dangling link); not read")
         return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+    if is_regular(path):
+        return [path]
+    if path.exists() or path.is_symlink():
+        raise ResultsError(f"{path}: not a regular file or folder; not read")
     raise ResultsError(f"{path}: no such file or folder")
 
 
@@ -80,15 +106,83 @@ def _harness(data: dict, results_file: Path) -> str:
     return LMMS_EVAL
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+
+
 def _samples_file(results_file: Path, task: str, harness: str = LMMS_EVAL) -> Path | None:
+    """The samples file of ``task`` beside its results file. A task name that is not a plain name
+    (a path separator, '..', glob characters: a hand-edited file) has none."""
+    if not _PLAIN_NAME.fullmatch(task) or ".." in task:
+        return None
     if harness == LM_EVAL:
         return _lm_eval_samples_file(results_file, task)
     prefix = results_file.name[: -len("_results.json")]
     exact = results_file.with_name(f"{prefix}_samples_{task}.jsonl")
-    if exact.exists():
+    if exact.exists() or exact.is_symlink():
         return exact
-    others = sorted(results_file.parent.glob(f"*_samples_{task}.jsonl"), key=lambda p: p.stat().st_mtime)
+    others = sorted(results_file.parent.glob(f"*_samples_{task}.jsonl"), key=lambda p: p.lstat().st_mtime)
     return others[-1] if others else None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _check_results(data: Any, rf: Path) -> None:
+    """The parts of a results file the commands read have the shape lmms-eval/lm-eval write:
+    else one :class:`ResultsError` naming the file and the key (a hand-edited file)."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json or lm-eval results_*.json?")
+    for task, entries in data["results"].items():
+        if not isinstance(entries, dict):
+            raise ResultsError(f"{rf}: results[{task!r}] is {_kind(entries)}, expected an object of metrics")
+    for key in ("config", "configs", "n-samples", "groups", "group_subtasks"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ResultsError(f"{rf}: {key!r} is {_kind(data[key])}, expected an object")
+    for task, ns in (data.get("n-samples") or {}).items():
+        if ns is not None and not isinstance(ns, dict):
+            raise ResultsError(f"{rf}: n-samples[{task!r}] is {_kind(ns)}, expected an object")
+
+
+#: per-sample fields and the types the commands accept in them (a missing field is fine)
+_LINE_FIELDS = {"input_media": (list,), "input": (str, type(None)), "doc_hash": (str, type(None)),
+                "doc_id": (int, str, type(None))}
+
+
+def check_sample(line: Any, where: str) -> None:
+    """One samples line has the shape the commands read (``where``: file:line), else ResultsError.
+    A per-sample metric object (one with ``value``) holds a number, true/false or null as its value,
+    a string as its status and an object as its record."""
+    if not isinstance(line, dict):
+        raise ResultsError(f"{where}: a samples line is {_kind(line)}, expected an object")
+    for name, types in _LINE_FIELDS.items():
+        if name in line and not isinstance(line[name], types) or (name == "doc_id" and isinstance(line.get(name), bool)):
+            raise ResultsError(f"{where}: {name!r} is {_kind(line[name])}")
+    if any(not isinstance(m, str) for m in line.get("input_media") or ()):
+        raise ResultsError(f"{where}: 'input_media' holds {_kind(next(m for m in line['input_media'] if not isinstance(m, str)))}, expected paths")
+    for name, item in line.items():
+        if not isinstance(item, dict) or "value" not in item:
+            continue
+        v = item["value"]
+        if not (v is None or isinstance(v, (int, float))):
+            raise ResultsError(f"{where}: {name}.value is {_kind(v)}, expected a number, true/false or null")
+        for key, types in (("status", str), ("record", dict), ("reason", (str, type(None))), ("tier", (str, type(None)))):
+            if key in item and not isinstance(item[key], types):
+                raise ResultsError(f"{where}: {name}.{key} is {_kind(item[key])}")
+        if "applicable" in item and not isinstance(item["applicable"], bool):
+            raise ResultsError(f"{where}: {name}.applicable is {_kind(item['applicable'])}, expected true/false")
+
+
+def read_samples(sf: Path) -> list[dict]:
+    """The lines of a samples file, each checked (:func:`check_sample`); a FIFO or device is not opened."""
+    if not is_regular(sf):
+        raise ResultsError(f"{sf}: not a regular file (a FIFO, socket, device or dangling link); not read")
+    out = []
+    for number, line in iter_jsonl(sf, error=ResultsError):
+        check_sample(line, f"{sf}:{number}")
+        out.append(line)
+    return out
 
 
 def load_run(path: str | Path, label: str | None = None) -> Run:
@@ -98,14 +192,14 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     if not files:
         raise ResultsError(f"{path}: no *_results.json or results_*.json (run lmms-eval or lm-eval with --output_path {path})")
     tasks: dict[str, TaskResult] = {}
+    groups: dict[str, list[str]] = {}
     model, config, calls = "", {}, []
     for rf in files:  # oldest first: newer files overwrite a task's entry
         try:
-            data = json.loads(rf.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ResultsError(f"{rf}: not an lmms-eval or lm-eval results JSON ({exc})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-            raise ResultsError(f"{rf}: no 'results' object; is this an lmms-eval *_results.json or lm-eval results_*.json?")
+            data = json.loads(_read_regular(rf))
+        except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as exc:
+            raise ResultsError(f"{rf}: not an lmms-eval or lm-eval results JSON ({type(exc).__name__}: {exc})") from None
+        _check_results(data, rf)
         harness = _harness(data, rf)
         config = data.get("config") or {}
         calls.append(config)
@@ -114,7 +208,10 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
         else:
             model = str(config.get("model") or data.get("model_name") or model)
         n_samples = data.get("n-samples") or {}
-        configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+        configs = data.get("configs") or {}
+        for group, subtasks in (data.get("group_subtasks") or {}).items():
+            if isinstance(subtasks, list) and subtasks:
+                groups[group] = [str(t) for t in subtasks if isinstance(t, (str, int))]
         entries_of = dict(data["results"])
         if isinstance(data.get("groups"), dict):  # lm-eval 0.4 keeps groups in 'groups' (0.4.13 also in 'results')
             entries_of.update({g: e for g, e in data["groups"].items() if g not in entries_of and isinstance(e, dict)})
@@ -125,20 +222,26 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
                     continue
                 name, _, _filter = key.partition(",")
                 if name.endswith("_stderr") or "_stderr_" in name:
-                    if name.endswith("_stderr") and isinstance(value, (int, float)):
+                    if name.endswith("_stderr") and isinstance(value, (int, float)) and not isinstance(value, bool):
                         stderr[name[: -len("_stderr")]] = float(value)
                     continue
                 values[name] = value
             ns = n_samples.get(task) or {}
             n = ns.get("effective") if isinstance(ns, dict) else None
-            if n is None and isinstance(entries.get("samples"), int):
+            n = n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+            if n is None and isinstance(entries.get("samples"), int) and not isinstance(entries["samples"], bool):
                 n = entries["samples"]
             if n is None and harness == LM_EVAL and isinstance(entries.get("sample_len"), int):
                 n = entries["sample_len"]  # an lm-eval group: the samples of its tasks
             sf = _samples_file(rf, task, harness)
-            samples = read_jsonl(sf, error=ResultsError) if sf else None
-            if samples is not None and harness == LM_EVAL:
-                samples = [_from_lm_eval(line) for line in samples]
+            samples = None
+            if sf:
+                if harness == LM_EVAL:  # lm-eval's lines are normalised before the shape check
+                    samples = [_from_lm_eval(line) for line in _lm_eval_lines(sf)]
+                    for i, line in enumerate(samples, 1):
+                        check_sample(line, f"{sf}:{i}")
+                else:
+                    samples = read_samples(sf)
             if n is None and samples is not None:
                 n = len(samples)
             cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}
@@ -146,7 +249,13 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     if label is None:
         name = path.stem if path.is_file() else path.name
         label = f"{model} ({name})" if model else name
-    return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls)
+    return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls, groups=groups)
+
+
+def _lm_eval_lines(sf: Path) -> list:
+    if not is_regular(sf):
+        raise ResultsError(f"{sf}: not a regular file (a FIFO, socket, device or dangling link); not read")
+    return [line for _, line in iter_jsonl(sf, error=ResultsError)]
 
 
 # ------------------------------------------------------------------------------------ lm-eval's files
@@ -157,18 +266,19 @@ def _lm_eval_samples_file(results_file: Path, task: str) -> Path | None:
     date = re.search(rf"_({LM_EVAL_DATE})\.json$", results_file.name)
     if date:
         exact = results_file.with_name(f"samples_{task}_{date.group(1)}.jsonl")
-        if exact.exists():
+        if exact.exists() or exact.is_symlink():
             return exact
     same_task = re.compile(rf"samples_{re.escape(task)}_{LM_EVAL_DATE}\.jsonl")
     others = sorted((p for p in results_file.parent.glob(f"samples_{task}_*.jsonl") if same_task.fullmatch(p.name)),
-                    key=lambda p: p.stat().st_mtime)
+                    key=lambda p: p.lstat().st_mtime)
     return others[-1] if others else None
 
 
 def _prompt_text(arguments: Any) -> str | None:
     """The prompt of an lm-eval sample (``arguments.gen_args_0.arg_0``): plain text, or for chat
     models the text parts of the JSON message list lm-eval logs."""
-    arg = arguments.get("gen_args_0", {}).get("arg_0") if isinstance(arguments, dict) else None
+    gen = arguments.get("gen_args_0") if isinstance(arguments, dict) else None
+    arg = gen.get("arg_0") if isinstance(gen, dict) else None
     if isinstance(arg, list) and len(arg) == 1:
         arg = arg[0]
     if not isinstance(arg, str):
@@ -181,7 +291,7 @@ def _prompt_text(arguments: Any) -> str | None:
         return arg
     parts = []
     for m in messages:
-        content = m["content"]
+        content = m["content"]  # checked above: every message is an object with content
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
@@ -198,7 +308,10 @@ def _from_lm_eval(line: dict) -> dict:
         return line
     if "input" not in line:
         line["input"] = _prompt_text(line.get("arguments"))
-    for metric in line.get("metrics") or ():
+    metrics = line.get("metrics")
+    for metric in metrics if isinstance(metrics, list) else ():
+        if not isinstance(metric, str):
+            continue
         value = line.get(metric)
         if isinstance(value, str) and value.startswith("{"):
             try:

@@ -90,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     except ResultsError as exc:
         print(f"lmms-plugins compare: {exc}", file=sys.stderr)
         return 2
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        # last resort: a shape no check names; one line, not a traceback
+        print(f"lmms-plugins compare: {', '.join(args.results)}: unexpected content in the results or samples files "
+              f"({type(exc).__name__}: {str(exc)[:200]})", file=sys.stderr)
+        return 2
     if not cmp.blocks:
         print("lmms-plugins compare: the results hold no metric of this package's tasks "
               f"({', '.join(sorted({t for r in cmp.runs for t in r.tasks})) or 'no task'})", file=sys.stderr)

@@ -71,7 +71,11 @@ def test_overlay_shows_cells_path_and_reason(mazes, tmp_path, monkeypatch):
     assert first.count('data-kind="cell"') == len(legal) and 'data-kind="polyline"' in first
     assert "maze verifier: ok" in first and "path cells read" in first and "grid read (9x9)" in first
     assert "maze verifier: wrong_endpoint (misses end)" in second and 'data-kind="polyline"' not in second
-    assert 'alt="input image"' in first  # found through the record's data_root, no env needed
+    # found through the record's data_root (a relative path), embedded once its folder is allowed:
+    # a path the samples file names does not authorise itself
+    assert 'alt="input image"' not in first and "outside the run folder and the --media-root folders" in first
+    text = R.write_report(tmp_path / "out", tmp_path / "r2.html", media_root=[mazes]).read_text()
+    assert 'alt="input image"' in text.split("<article")[1]
 
 
 def test_infeasible_maze_with_a_path_drawn_anyway_gets_its_overlay(mazes, tmp_path, monkeypatch):

@@ -47,8 +47,9 @@ def _data_uri() -> str:
 
 
 def make_dod_like_run(root: Path) -> Path:
-    """A DoD-shaped run: 6 requests with every outcome the gallery must show."""
-    imgs = root / "images"
+    """A DoD-shaped run: 6 requests with every outcome the gallery must show (its images inside the
+    run folder, where the report embeds them from)."""
+    imgs = root / "out" / "images"
     inp = _png(imgs / "maze-001-A.png", (173, 216, 230))
     out_ok = _png(imgs / "out-0.png", (200, 120, 120), size=(70, 70))
     out_box = _png(imgs / "out-1.png", (120, 200, 120))
@@ -114,7 +115,7 @@ def test_page_is_self_contained_with_cards_filters_and_overlays(tmp_path):
     assert text.count('data-kind="box"') == 1 and text.count('data-kind="point"') == 1
     assert "cells read as walls; path found by BFS" in text
     # the missing output and the hostile output are shown, escaped
-    assert "output image missing" in text and str(tmp_path / "images" / "gone.png") in text
+    assert "output image missing" in text and str(tmp_path / "out" / "images" / "gone.png") in text
     assert "<script>alert" not in text and "&lt;script&gt;alert" in text
     assert "editing judge: timeout after 6 tries" in text
     assert "image not readable" not in text  # the inline (data URI) input was decoded and re-embedded
@@ -234,6 +235,8 @@ def test_dod_inputs_are_found_from_the_data_root_in_the_record(tmp_path, monkeyp
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)
     text = R.write_report(tmp_path / "out", tmp_path / "a.html").read_text()
+    assert text.count('alt="input image"') == 0 and "outside the run folder and the --media-root folders" in text
+    text = R.write_report(tmp_path / "out", tmp_path / "a.html", media_root=[tmp_path / "somewhere"]).read_text()
     assert "image not readable" not in text and text.count('alt="input image"') == 1
     assert "maze verifier: ok" in text  # the full record (dod_run) is the one shown
     assert "dod_no_hint: no per-category table (TypeError" in text  # this hand-made record is partial: said, not fatal
@@ -316,7 +319,7 @@ def test_grade_card_shows_labelled_images_the_rubric_and_r_c_l(tmp_path, monkeyp
     assert [q["weight"] for q in lines[0]["grade_breakdown"]["rubric"]] == [0.7, 0.3]
     assert "rubric" not in lines[0]["grade_strict"] and "rubric" not in lines[0]["grade_reasoning"]
     write_run(tmp_path / "out", {"grade": {"grade_strict": 0.0}}, {"grade": lines})
-    cards = _cards(R.write_report(tmp_path / "out", tmp_path / "g.html").read_text())
+    cards = _cards(R.write_report(tmp_path / "out", tmp_path / "g.html", media_root=[tmp_path / "grade"]).read_text())
     assert len(cards) == 2
     first, second = cards
     for card in cards:  # three images, each named
