@@ -122,7 +122,10 @@ def _final(replies: list, state: LoopState, ended: str, text: str, why: str = ""
     """The loop's last output: the final reply (scored without its code blocks), and the trace
     with every reply. ``why``: the last reply was not text (``text`` is then a failure marker)."""
     state.ended = ended
-    trace = {**state.to_dict(), "replies": [_logged(r) for r in replies]}
+    from lmms_plugins.utils.sandbox import chosen
+
+    # the provider that ran the code ("bwrap"; "unconfined" only when the user set it)
+    trace = {**state.to_dict(), "replies": [_logged(r) for r in replies], "sandbox": chosen()}
     if why:
         trace["reply_error"] = why
     # "images": [] keeps the object in the unified {"text", "images"} shape (model_output.py)
@@ -140,7 +143,9 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     cfg = settings(lmms_eval_specific_kwargs)
     if round_idx is None:
         from lmms_plugins.agentic_rounds import ensure_installed
+        from lmms_plugins.utils.sandbox import require
 
+        require()  # no confinement here (and no explicit unconfined): stop before the first request
         ensure_installed()  # lmms-eval builds first turns before it runs the rounds
         return first_turn(doc, cfg)
     info = dict(previous_round_info or {})
@@ -241,7 +246,7 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     ended = trace.get("ended") or ("unknown" if not trace else None)
     counts = summary(list(trace.get("executions") or []))
     rounds = int(trace.get("rounds") or (1 if reply else 0))
-    extra = {"ended": ended, "tier": hooks._tier(doc)}
+    extra = {"ended": ended, "tier": hooks._tier(doc), "sandbox": trace.get("sandbox")}
     # an item whose generation failed says so in its loop counts too: a mean over no generated item is NaN
     loop = status.GENERATION_FAILED if out["accuracy"]["status"] == status.GENERATION_FAILED else status.OK
     out["rounds_used"] = status.sample(rounds, loop, "", sid, **extra)
@@ -252,6 +257,10 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     out["answered_without_code"] = status.sample(1.0 if answered and counts["executions"] == 0 else 0.0, loop, "", sid)
     if counts["sandbox_errors"]:
         status.log.warning("cwi_code item %s: %d execution(s) failed inside the sandbox", sid, counts["sandbox_errors"])
+    if trace.get("sandbox") == "unconfined" and counts["executions"]:
+        for record in out.values():  # counted and shown as unconfined (utils/run_summary.py)
+            if isinstance(record, dict):
+                record["unconfined"] = True
     return out
 
 

@@ -1,4 +1,4 @@
-"""Run untrusted Python (a model's code) in a separate, confined process.
+"""Run untrusted Python (a model's code) in a sandbox.
 
 Usage::
 
@@ -6,42 +6,28 @@ Usage::
     r = run_python(code, {"image.png": png_bytes}, Limits(wall_s=20))
     r.status, r.stdout, r.stderr, r.files  # files = new files the code saved, e.g. plots
 
-Every call starts a new process of the current interpreter (``sys.executable``: numpy, Pillow,
-OpenCV, SciPy and scikit-image import as in the evaluator) in a fresh scratch folder holding only
-the given files under the given names; the folder is removed afterwards. Calls share no state and
-may run in parallel threads. ``run_python`` never raises for what the code does: every outcome is
-an :class:`ExecResult` with a status.
+``run_python`` never raises: every outcome is an :class:`ExecResult` with a status, and the
+provider that ran it (``r.sandbox``). Calls share no state and may run in parallel threads.
 
-Confinement (``capabilities()`` says what is active here; the README's "Sandbox" section says it
-in words):
+Providers (``provider.py``; ``LMMS_PLUGINS_SANDBOX`` picks one): ``bwrap`` (the default,
+``bwrap.py``: bubblewrap with an allow-listed view, every namespace, seccomp, size-limited tmpfs,
+rlimits, a cgroup where one can be had) and ``unconfined`` (``unconfined.py``: a plain
+subprocess, only when asked for by name). There is no fallback from one to the other: where
+bubblewrap cannot run, :func:`require` raises :class:`SandboxUnavailable` naming what is missing,
+and ``run_python`` returns ``sandbox_error``.
 
-* always: a new session; an empty environment (PATH, HOME = TMPDIR = the scratch folder, LANG,
-  one-thread BLAS/OpenMP settings; nothing of the evaluator's, so no API key); stdin /dev/null;
-  rlimits (CPU time, address space, file size, open files, processes) lowered before the code
-  runs; a wall-clock deadline; stdout/stderr read as they come with a cap; the scratch folder's
-  size watched; everything the program started is killed when it ends or is killed; a
-  ``timeout`` watchdog kills it even if the evaluator itself dies.
-* with namespaces (Linux, ``unshare`` works: as root, or via an unprivileged user namespace):
-  new network (nothing but a down loopback), PID, IPC, UTS and mount namespaces; as root, its own
-  unused uid (no capabilities, no_new_privs); otherwise the user namespace's root with no
-  capability; /tmp, /var/tmp, /dev/shm, /run/lock are private tmpfs; folders a stranger cannot
-  enter (e.g. /root) are an empty tmpfs except the interpreter's own folders; the scratch folder
-  is /tmp/work. When its PID namespace's init exits, the kernel kills everything left in it.
-* warm (opt-in: ``warm=True`` / ``LMMS_PLUGINS_SANDBOX_WARM=1``; root with namespaces): the
-  same confinement, but the program runs in a fork of a worker that imported numpy, Pillow,
-  OpenCV, SciPy and scikit-image once (~3.5x faster for an import-heavy script).
-* without them (``LMMS_PLUGINS_SANDBOX=plain`` forces this): as root with an interpreter a
-  stranger can reach, still its own uid (found and killed by uid); otherwise the evaluator's uid.
-  No network or file-system confinement beyond ordinary permissions.
-
-Modules, one idea each: ``run`` (:func:`run_python`: prepare, start, watch, kill, classify),
-``limits`` (statuses, :class:`Limits`, :class:`ExecResult`), ``probe`` (:func:`capabilities`),
-``namespaces`` (mount plan, ``unshare`` command line), ``ns_init`` (the namespace's PID 1, source
-text), ``bootstrap`` (the interpreter's first code, source text), ``warm`` / ``warm_worker`` (the
-warm worker: evaluator side / its program, source text), ``processes`` (finding and killing what
-an execution started), ``uids`` (an unused uid per execution), ``output`` (capped capture),
-``environment`` (the execution's environment variables), ``scratch`` (the scratch folder).
+Modules, one idea each: ``run`` (:func:`run_python`), ``provider`` (the interface, the choice),
+``bwrap`` / ``unconfined`` (the providers), ``view`` (the allow-list the sandbox sees),
+``seccomp`` (the filter), ``cgroup`` (whole-execution memory), ``limits`` (statuses,
+:class:`Limits`, :class:`ExecResult`), ``scratch`` (files in and out), ``output`` (capped
+capture), ``environment`` (the execution's environment variables).
 """
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lmms_plugins.utils.preflight import PreflightError
 
 from .limits import (
     ERROR,
@@ -51,37 +37,61 @@ from .limits import (
     OUTPUT_LIMIT,
     SANDBOX_ERROR,
     TIMEOUT,
-    WATCHDOG_MARGIN_S,
     ExecResult,
     Limits,
 )
-from .namespaces import ALWAYS_HIDDEN, INNER_WORKDIR, PRIVATE_DIRS, _others_can_enter  # noqa: F401 (tests)
-from .probe import BACKEND_ENV, capabilities
-from .processes import _descendants  # noqa: F401 (tests)
+from .provider import PROVIDER_ENV, chosen, get
 from .run import run_python
-from .uids import _UID_BASE, _procs_of_uid  # noqa: F401 (tests)
-from .warm import WARM_ENV, WARM_PRELOAD, warm_up
 
-# also importable from here, for the tests: _descendants, _procs_of_uid (its reading of /proc),
-# _others_can_enter, _UID_BASE; the warm worker in use is warm._zygote
+BACKEND_ENV = PROVIDER_ENV  # the name the tasks used before
+
+
+class SandboxUnavailable(PreflightError):
+    """Code tasks cannot run here as configured: says what is missing and how to get it."""
+
+
+@lru_cache(maxsize=4)
+def _missing(name: str) -> str | None:
+    return get(name).missing()
+
+
+def require() -> str:
+    """The provider to use, checked (once per process): raises :class:`SandboxUnavailable` with
+    what is missing and how to get it, or for an unknown ``LMMS_PLUGINS_SANDBOX``. Returns its name
+    ("bwrap", or "unconfined" when the user set it)."""
+    name = chosen()
+    try:
+        why = _missing(name)
+    except ValueError as e:
+        raise SandboxUnavailable(str(e)) from None
+    if why:
+        hint = (f" To run the model's code without any confinement instead (only for code you trust), "
+                f"set {PROVIDER_ENV}=unconfined; the results then record it.") if name == "bwrap" else ""
+        raise SandboxUnavailable(f"the code sandbox ({name}) cannot run on this machine: {why}.{hint}")
+    return name
+
+
+def capabilities() -> dict:
+    """What the chosen provider confines here (``provider``, ``namespaces``, ``seccomp``,
+    ``memory``: whole execution through a cgroup or per process, ``missing``: None when it works)."""
+    return get().describe()
+
+
 __all__ = [
-    "ALWAYS_HIDDEN",
     "BACKEND_ENV",
     "ERROR",
-    "INNER_WORKDIR",
     "KILLED",
     "MEMORY",
     "OK",
     "OUTPUT_LIMIT",
-    "PRIVATE_DIRS",
+    "PROVIDER_ENV",
     "SANDBOX_ERROR",
     "TIMEOUT",
-    "WARM_ENV",
-    "WARM_PRELOAD",
-    "WATCHDOG_MARGIN_S",
     "ExecResult",
     "Limits",
+    "SandboxUnavailable",
     "capabilities",
+    "chosen",
+    "require",
     "run_python",
-    "warm_up",
 ]

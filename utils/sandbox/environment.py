@@ -6,10 +6,9 @@ import os
 import sys
 
 
-def _env(home: str, cache: str) -> dict[str, str]:
-    path_dirs = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+def env(home: str, cache: str) -> dict[str, str]:
     return {
-        "PATH": ":".join(dict.fromkeys(path_dirs)),
+        "PATH": os.path.dirname(os.path.realpath(sys.executable)),
         "HOME": home,
         "TMPDIR": home,
         # caches (matplotlib's font list, ...) go outside the scratch folder, so they are not

@@ -12,28 +12,26 @@ MEMORY = "memory"
 OUTPUT_LIMIT = "output_limit"
 KILLED = "killed"
 SANDBOX_ERROR = "sandbox_error"
-SCRATCH_FULL = "scratch_full"  # internal: why it was killed (reported as output_limit)
-
-#: the watchdog kills an execution this long after its wall-clock limit (if the evaluator did not)
-WATCHDOG_MARGIN_S = 3.0
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-execution limits. CPU, memory and file size are per process."""
+    """Per-execution limits. CPU time and file size are per process; memory is for the whole
+    execution where a cgroup can be had (``capabilities()["memory"]``), else per process (the
+    README states the bound that gives)."""
 
     wall_s: float = 30.0  # wall clock, whole execution
     cpu_s: float = 30.0  # RLIMIT_CPU of each process
-    memory_mb: int = 2048  # RLIMIT_AS of each process (warm: on top of what the warm interpreter maps)
+    memory_mb: int = 2048  # RLIMIT_AS of each process, and the cgroup's limit for all of them
     file_size_mb: int = 64  # RLIMIT_FSIZE: largest file it may write
-    max_processes: int = 64  # RLIMIT_NPROC (processes + threads of the execution's uid)
+    max_processes: int = 32  # RLIMIT_NPROC (processes + threads); the cgroup's pids.max
     max_open_files: int = 256  # RLIMIT_NOFILE
     max_output_chars: int = 8000  # kept of stdout and of stderr each (head and tail)
     max_output_bytes: int = 8_000_000  # more than this on stdout or stderr: killed, output_limit
     max_returned_files: int = 16  # new files returned in ExecResult.files ...
     max_returned_mb: float = 16.0  # ... at most this much in total (larger ones are skipped)
-    private_tmp_mb: int = 64  # size of each private tmpfs (/tmp, /dev/shm, ...) in a mount namespace
-    max_scratch_mb: int = 256  # more than this in the scratch folder (checked every 0.5 s): killed, output_limit
+    private_tmp_mb: int = 64  # size of /tmp (also HOME) and of /dev/shm, each a tmpfs
+    max_scratch_mb: int = 256  # size of the scratch tmpfs on top of the inputs (full: output_limit)
 
 
 @dataclass(frozen=True)
@@ -48,4 +46,5 @@ class ExecResult:
     wall_s: float
     reason: str  # why, in words ("killed after 30 s wall clock", "MemoryError: ...")
     network_isolated: bool
-    skipped_files: tuple[str, ...] = field(default=())  # new files not returned (too many / too large)
+    skipped_files: tuple[str, ...] = field(default=())  # new files not returned (too many / too large / unsafe name)
+    sandbox: str = ""  # the provider that ran it: "bwrap", or "unconfined" (set explicitly by the user)

@@ -1,0 +1,128 @@
+"""Memory and processes of a whole execution through a cgroup, where this process may make one.
+
+cgroup v2: a child of this process's cgroup, when that cgroup already delegates the ``memory``
+controller to its children (``cgroup.subtree_control``) and is writable: ``memory.max``,
+``memory.swap.max`` 0, ``pids.max``. cgroup v1 (a hybrid hierarchy, as on the machines this
+project runs CI on): a child in the ``memory`` hierarchy (``memory.limit_in_bytes``, and
+``memory.memsw.limit_in_bytes`` where swap is accounted) and in the ``pids`` hierarchy, when
+writable (as root). Both count every page the execution's processes touch, tmpfs, shared memory
+and memfd included. Elsewhere :func:`new` returns None and only the per-process rlimits apply
+(the README states the bound that gives).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from functools import lru_cache
+
+from .limits import Limits
+
+_FS = "/sys/fs/cgroup"
+
+
+@lru_cache(maxsize=1)
+def _parents() -> tuple[str, dict[str, str]]:
+    """("v2"|"v1"|"", {controller: parent folder}) where children can be made here."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = [ln.rstrip("\n").split(":", 2) for ln in f if ln.count(":") >= 2]
+    except OSError:
+        return "", {}
+    own = {ctl: path for _, ctls, path in lines for ctl in (ctls.split(",") if ctls else [""])}
+    v2 = own.get("")
+    if v2 is not None and os.path.isfile(os.path.join(_FS, "cgroup.controllers")):
+        base = os.path.join(_FS, v2.lstrip("/"))
+        try:
+            with open(os.path.join(base, "cgroup.subtree_control")) as f:
+                delegated = f.read().split()
+        except OSError:
+            delegated = []
+        if "memory" in delegated and os.access(base, os.W_OK):
+            return "v2", {"memory": base}
+        return "", {}
+    out = {}
+    for ctl in ("memory", "pids"):
+        if ctl in own:
+            base = os.path.join(_FS, ctl, own[ctl].lstrip("/"))
+            if os.path.isfile(os.path.join(base, "cgroup.procs")) and os.access(base, os.W_OK):
+                out[ctl] = base
+    return ("v1", out) if "memory" in out else ("", {})
+
+
+def describe() -> str:
+    version, parents = _parents()
+    if not version:
+        return "per-process rlimits (no writable cgroup with the memory controller here)"
+    return f"cgroup {version}: whole execution ({', '.join(sorted(parents))})"
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+class Group:
+    def __init__(self, version: str, dirs: dict[str, str]):
+        self.version, self.dirs = version, dirs
+
+    def attach(self, pids: list[int]) -> None:
+        for d in dict.fromkeys(self.dirs.values()):
+            for pid in pids:
+                _write(os.path.join(d, "cgroup.procs"), str(pid))
+
+    def exceeded(self) -> bool:
+        """The kernel killed a process of the execution for the memory limit."""
+        name = "memory.events" if self.version == "v2" else "memory.oom_control"
+        try:
+            with open(os.path.join(self.dirs["memory"], name)) as f:
+                fields = dict(ln.split() for ln in f if len(ln.split()) == 2)
+            return int(fields.get("oom_kill", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+    def remove(self) -> None:
+        deadline = time.monotonic() + 2.0
+        for d in dict.fromkeys(self.dirs.values()):
+            while True:
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break  # a process still dying: left for the parent cgroup
+                    time.sleep(0.01)
+
+
+def new(limits: Limits) -> Group | None:
+    """A fresh cgroup limited to ``limits.memory_mb`` and ``limits.max_processes``, or None."""
+    version, parents = _parents()
+    if not version:
+        return None
+    name = f"lmms_sandbox_{uuid.uuid4().hex[:12]}"
+    mem = str(int(limits.memory_mb) << 20)
+    dirs: dict[str, str] = {}
+    try:
+        for ctl, parent in parents.items():
+            dirs[ctl] = os.path.join(parent, name)
+            os.mkdir(dirs[ctl])
+        if version == "v2":
+            d = dirs["memory"]
+            _write(os.path.join(d, "memory.max"), mem)
+            for f, v in (("memory.swap.max", "0"), ("pids.max", str(int(limits.max_processes) + 2))):
+                if os.path.exists(os.path.join(d, f)):
+                    _write(os.path.join(d, f), v)
+        else:
+            d = dirs["memory"]
+            _write(os.path.join(d, "memory.limit_in_bytes"), mem)
+            if os.path.exists(os.path.join(d, "memory.memsw.limit_in_bytes")):
+                _write(os.path.join(d, "memory.memsw.limit_in_bytes"), mem)
+            if "pids" in dirs:
+                _write(os.path.join(dirs["pids"], "pids.max"), str(int(limits.max_processes) + 2))  # + bwrap's two
+    except OSError:
+        Group(version, dirs).remove()
+        return None
+    return Group(version, dirs)
