@@ -50,7 +50,9 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 # "1. 120\n2. 64": list markers at line starts (a dot or parenthesis followed by a space)
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 # "1,234" / "12,345.5": one number with thousands separators (the whole span, plus a unit)
-_GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)\s*(?:%|px|pixels?)?\s*")
+# ("3 519" and "3\u2009519" too: SI-style groups apart by a space)
+_GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:(?:,\d{3})+|(?:[ \u2009\u202f\u00a0]\d{3})+)(?:\.\d+)?)"
+                      r"\s*(?:%|px|pixels?)?\s*")
 
 
 # Spellings read by rewriting the span before it is tokenised (README.md, "Accepted answer
@@ -71,6 +73,16 @@ _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
 # closing bracket or separator): the values 1 / 0 of a tuple such as (dx, dy, rot_k, fliph)
 _BOOL = re.compile(r"([\[(,;=:]|^)([ \t]*)(true|false)(?=[ \t]*(?:[\])},;\n]|$))", re.IGNORECASE | re.MULTILINE)
 _DIGIT = re.compile(r"\d")
+# "161° clockwise" is -161 (angles are counter-clockwise); "counter-clockwise" and "CCW" are not matched
+_CLOCKWISE = re.compile(r"([-+]?)(\d+(?:\.\d*)?|\.\d+)([ \t]*(?:\u00b0|deg(?:rees?)?)?[ \t]*\(?[ \t]*)(?:clockwise|cw)(?![A-Za-z])",
+                        re.IGNORECASE)
+# "image 2" names an input, it is not a value
+_IMAGE_REF = re.compile(r"(?<![A-Za-z])(?:image|img)[ _#]*[12](?![\d.])", re.IGNORECASE)
+# "26 px to the right and 39 px up": a shift in words (image axes: x to the right, y down)
+_DIRECTION = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?)([ \t]*(?:px|pixels?)?[ \t]*(?:to[ \t]+the[ \t]+)?)"
+                        r"(left|right|up|down|upwards?|downwards?)(?![A-Za-z])", re.IGNORECASE)
+_DIRECTION_HINT = re.compile(r"(?i)(?<![A-Za-z])(?:left|right|up|down)")
+_DIRECTIONS = {"left": "dx=-", "right": "dx=", "up": "dy=-", "down": "dy="}
 
 
 def _rewrite(span: str) -> str:
@@ -89,6 +101,12 @@ def _rewrite(span: str) -> str:
         span = _UNIT_SUFFIX.sub("", span)
     if "|" in span:
         span = _table(span)
+    if "lockwise" in span or "LOCKWISE" in span or "CW" in span or "cw" in span:
+        span = _CLOCKWISE.sub(lambda m: ("" if m.group(1) == "-" else "-") + m.group(2) + m.group(3), span)
+    if "mage" in span or "MAGE" in span:
+        span = _IMAGE_REF.sub(" image ", span)
+    if _DIRECTION_HINT.search(span):
+        span = _DIRECTION.sub(lambda m: _DIRECTIONS[m.group(3).lower().rstrip("s").replace("ward", "")] + m.group(1), span)
     if ("rue" in span or "RUE" in span or "alse" in span or "ALSE" in span) and _DIGIT.search(span):
         span = _BOOL.sub(lambda m: m.group(1) + m.group(2) + ("1" if m.group(3).lower() == "true" else "0"), span)  # "(-0, -15, 3, True)"
     return span
@@ -173,7 +191,7 @@ class ParsedAnswer:
     before a number without ``=``/``:`` (``scale 1.30``) to that number's index in ``items``;
     ``tails`` maps a named field to the indices of the positional numbers that follow its value
     after commas (``rows: 2, 0, 3``); ``clashes`` holds names given two different values;
-    ``percent`` says a ``%`` sign was written."""
+    ``percent`` says a ``%`` sign was written, ``percent_of`` after which named values."""
 
     ok: bool
     span: str | None  # the text inside the last <answer>…</answer>, or the whole gold string
@@ -184,15 +202,16 @@ class ParsedAnswer:
     tails: dict = field(default_factory=dict)
     clashes: set = field(default_factory=set)
     percent: bool = False
+    percent_of: frozenset = frozenset()
 
     @property
     def grouped(self) -> int | float | None:
         """The value of a span that is one number with thousands separators ("1,234",
         "length: 1,234 px"), else None."""
-        if self.span is None or "," not in self.span or len(self.span) >= 40:
+        if self.span is None or len(self.span) >= 40:
             return None
         m = _GROUPED.fullmatch(self.span)
-        return _number(m.group(1).replace(",", "")) if m else None
+        return _number(re.sub(r"[, \u2009\u202f\u00a0]", "", m.group(1))) if m else None
 
 
 def find_span(text: str) -> str | None:
@@ -229,20 +248,20 @@ def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
     """Tokenise ``span`` into positional items and named fields. ``number_words``: read
     "twenty-four" where no digit is written (a model's spelling; gold strings are digits)."""
     try:
-        items, fields, loose, tails, clashes, percent = _parse(span)
+        items, fields, loose, tails, clashes, percent, percent_of = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
     if number_words and not items and not fields and not any(c.isdigit() for c in span):
         words = _NUMBER_WORDS.sub(lambda m: f" {_words_value(m.group(0))} ", span)
         if words != span:  # "twenty-four": number words, where no digit is written
             try:
-                items, fields, loose, tails, clashes, percent = _parse(words)
+                items, fields, loose, tails, clashes, percent, percent_of = _parse(words)
             except _Reject as exc:
                 return ParsedAnswer(False, span, reason=str(exc))
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
-    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent)
+    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent, frozenset(percent_of))
 
 
 def plain(span: str) -> str:
@@ -274,6 +293,7 @@ def _parse_tokens(span: str) -> tuple:
     tails: dict = {}
     clashes: set = set()
     percent = False
+    percent_of: set = set()  # names whose value a '%' follows ("scale: 95.7%")
     pending: str | None = None  # a name followed by '=' or ':' waiting for its value
     last_name: str | None = None  # the previous token was this name
     run: str | None = None  # the field whose value the previous number was (space-separated runs)
@@ -331,6 +351,8 @@ def _parse_tokens(span: str) -> tuple:
         elif tok:  # punctuation
             if tok == "%":
                 percent = True  # a unit: "37 %, 12" continues like "37, 12"
+                if run is not None:
+                    percent_of.add(run)
                 continue
             if tok in "=:":
                 if last_name is not None:
@@ -376,7 +398,7 @@ def _parse_tokens(span: str) -> tuple:
             pending = last_name = run = tail = None
     if len(stack) != 1:
         raise _Reject(f"unclosed bracket {stack[-1][0]!r}")
-    return stack[0][1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent
+    return stack[0][1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent, percent_of
 
 
 def parse_answer(text: str, *, require_span: bool = True) -> ParsedAnswer:

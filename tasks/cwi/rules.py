@@ -173,6 +173,7 @@ def rule_from_config(cfg: Mapping) -> Rule:
 # Readings fixed by a field's name where the card is silent (documented in the README):
 QUARTER_TURN_FIELDS = frozenset({"rots", "rot_k"})  # quarter turns, compared modulo 4
 PERCENT_FIELDS = frozenset({"percent"})  # percentage points; a bare fraction 0 < |v| < 1 is x100
+RATIO_FIELDS = frozenset({"scale"})  # a ratio; written with '%' under its name it is a share ("95.7%" = 0.957)
 # names that place the numbers of a point / box / cell, first match wins
 POINT_NAMES = (("x", "y"), ("cx", "cy"), ("dx", "dy"), ("col", "row"), ("column", "row"))
 BOX_NAMES = (("x1", "y1", "x2", "y2"), ("xmin", "ymin", "xmax", "ymax"), ("left", "top", "right", "bottom"),
@@ -181,6 +182,10 @@ BOX_SIZE_NAMES = (("x", "y", "w", "h"), ("x", "y", "width", "height"), ("left", 
 CELL_NAMES = (("row", "col"), ("r", "c"), ("row", "column"), ("y", "x"), ("i", "j"))
 SEQUENCE_PAIR_NAMES = (("tile", "rot"), ("tile", "rotation"), ("piece", "rot"), ("piece", "rotation"),
                        ("tile", "rot_k"), ("index", "rot"))
+
+
+# a sum or product written out, then "= result" at the end of the answer
+_SUM = re.compile(r"\d[^=\n]*?[ \t][+\u00d7*][ \t]*\d[^=\n]*=[ \t]*([-+]?\d+(?:\.\d+)?)[^\d=]*$")
 
 
 class _Shape(Exception):
@@ -290,7 +295,8 @@ def _nested_groups(items, orders=(), what="list") -> list[tuple] | None:
 
 
 def _no_extras(parsed: ParsedAnswer, used: set, what: str, named=()) -> None:
-    extra = [v for i, v in enumerate(parsed.items) if i not in used]
+    # a number after a name that is none of the rule's ("radius 142") is another quantity
+    extra = [v for i, v in enumerate(parsed.items) if i not in used and i not in parsed.loose.values()]
     if extra and named and _flat_all(extra) == _flat_all(named):
         return  # "dx=3, dy=-2 (3, -2)": the same values again, not another reading
     if extra:
@@ -326,7 +332,34 @@ def _named_point(parsed: ParsedAnswer, dims: int):
     return tuple(vals)
 
 
+def _per_part(parsed: ParsedAnswer, read) -> tuple | None:
+    """``read`` of each line (or ';' / ',' part) of the answer by itself, joined: a list written
+    one labelled item per part ("strongest at x=74, y=280; second at x=354, y=284"). None when
+    the answer is not written so or a part does not read."""
+    rows = _rows(parsed.span)
+    if rows is None:
+        return None
+    out: list = []
+    for text, _ in rows:
+        try:
+            out.extend(read(parse_answer(text, require_span=False)))
+        except _Shape:
+            return None
+    return tuple(out)
+
+
+def _one_named_point(parsed: ParsedAnswer) -> list:
+    point = _named_point(parsed, 2)
+    if point is None:
+        raise _Shape("no named point")
+    return [point]
+
+
 def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
+    if rule.dims == 2 and parsed.clashes:  # the point's names given again: one point per part
+        points = _per_part(parsed, _one_named_point)
+        if points:
+            return points
     point = _named_point(parsed, rule.dims)
     if point is not None:
         _no_extras(parsed, set(), "point", point)
@@ -375,6 +408,11 @@ def _corners(v):
 
 
 def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
+    if parsed.items and any(type(v) is tuple or type(v) is Paren for v in parsed.fields.values()):
+        # "box A: (705,469)-(777,581); box B: ...": labels before groups, one box per part
+        boxes = _per_part(parsed, lambda p: _boxes_of(_positional(p)))
+        if boxes:
+            return boxes
     box = parsed.fields and (_box_from(*_by_names(parsed.fields, BOX_NAMES))
                              or _box_from(*_by_names(parsed.fields, BOX_SIZE_NAMES)))
     if box:
@@ -481,6 +519,8 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
             flat = [parsed.grouped]  # "1,234"
         elif len(flat) > 1 and all(v == flat[0] for v in flat):
             flat = flat[:1]  # "7 (7 peaks)": one value, said twice
+        elif len(flat) > 1 and (m := _SUM.search(parsed.span or "")):
+            flat = [float(m.group(1))]  # "42 + 1 (background) = 43": the sum's result
         if len(flat) != 1:
             raise _Shape(f"expected one integer, got {len(flat)} numbers")
         return _as_int(flat[0])
@@ -560,16 +600,20 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
         return {specs[0].name: parsed.grouped}  # "1,234" / "length: 1,234 px": one number
     named = {}
     used: set = set()
+    keys: dict = {}
     if parsed.fields or parsed.loose:
         keys = _field_keys(specs, parsed)
         named = {spec.name: _named_value(keys[spec.name], spec, parsed, used) for spec in specs if spec.name in keys}
+        for name in RATIO_FIELDS & named.keys():
+            if keys[name] in parsed.percent_of and not isinstance(named[name], tuple):
+                named[name] = named[name] / 100
     if not named and len(parsed.items) == 1 and isinstance(parsed.items[0], tuple) and len(parsed.items[0]) == 1 \
             and isinstance(parsed.items[0][0], Obj):  # [{"dx": 3, "dy": -2}]
         obj = parsed.items[0][0]
         named = {s.name: obj.get(n) for s in specs for n in s.names() if obj.get(n) is not None}
         used = {0}
     try:
-        values = _field_values(specs, parsed, named, used)
+        values = _field_values(specs, parsed, named, used, set(keys.values()))
     except _Ambiguous:
         raise
     except _Shape:
@@ -579,7 +623,7 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
     return _typed_fields(specs, values, parsed)
 
 
-def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set) -> list:
+def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set, named_keys=()) -> list:
     """The value of each field in order: named, or by position."""
     if len(named) == len(specs):
         _no_extras(parsed, used, "fields", [named[s.name] for s in specs])
@@ -587,6 +631,8 @@ def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set) -> list:
     elif named:
         missing = [s.name for s in specs if s.name not in named]
         rest = [v for i, v in enumerate(parsed.items) if i not in used]
+        if len(rest) != len(missing):  # then the values under names the rule does not know
+            rest = [v for k, v in parsed.fields.items() if k not in named_keys] + rest
         if len(rest) == len(missing):  # 'ring=2, 135' style mixes are read in order
             it = iter(rest)
             values = [named[s.name] if s.name in named else next(it) for s in specs]

@@ -64,7 +64,7 @@ RULES: dict[str, dict] = {
         "fields": [
             {"name": "dx", "type": "int"},
             {"name": "dy", "type": "int"},
-            {"name": "rot_k", "aliases": ["rot", "k"], "type": "int"},
+            {"name": "rot_k", "aliases": ["rot", "k", "turns"], "type": "int"},
             {"name": "fliph", "aliases": ["flip", "flip_h"], "type": "int"},
         ],
     },
@@ -83,7 +83,7 @@ RULES: dict[str, dict] = {
         "kind": "fields",
         "fields": [
             {"name": "tiles", "aliases": ["order", "pieces", "perm"], "type": "sequence"},
-            {"name": "rots", "aliases": ["rotations", "rot_k", "k"], "type": "sequence"},
+            {"name": "rots", "aliases": ["rotations", "rot_k", "k", "turns"], "type": "sequence"},
         ],
     },
     # the percentage is within ±1.5 pp
