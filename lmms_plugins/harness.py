@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import sys
 from typing import Any
 
 _PATCHED = "_lmms_plugins_harness_patched"
@@ -141,6 +142,11 @@ def patch_utils(module) -> None:
         return table
 
     _install(module, "make_table", make_table)
+    # the modules that bound the original by name before this patch ran (a late install)
+    for name in ("lmms_eval.__main__", "lmms_eval.evaluator", "__main__"):
+        bound = sys.modules.get(name)
+        if bound is not None and getattr(bound, "make_table", None) is original:
+            bound.make_table = make_table
 
 
 __all__ = ["patch_evaluator_utils", "patch_utils", "table_view", "with_end_lines"]

@@ -103,3 +103,12 @@ def test_missing_names_warn_and_leave_lmms_eval_alone():
         harness.patch_utils(bare)
     assert [w.category for w in caught] == [RegistrationWarning, RegistrationWarning]
     assert vars(bare) == {}
+
+
+def test_a_late_patch_reaches_the_modules_that_bound_the_original(monkeypatch):
+    module = _module()
+    original = module.make_table
+    main = types.SimpleNamespace(make_table=original)
+    monkeypatch.setitem(__import__("sys").modules, "lmms_eval.__main__", main)
+    harness.patch_utils(module)
+    assert main.make_table is module.make_table is not original
