@@ -182,6 +182,10 @@ def read_drawn_path(output_image: Any, geometry: mg.MazeGeometry,
             if any(not (geometry.grid[rr][cc] and marked[rr, cc]) for rr in vert for cc in horiz):
                 covered.add(cell)
                 changed = True
+    # a stroke that crosses a wall cell crosses it, whatever its width: a wall is covered by the
+    # rule of a turn's corner too (path colour on its central 80 % less a pixel, noise-aware),
+    # which a thin line cutting through a corner or lying along the wall's edge reaches
+    covered |= {(int(r), int(c)) for r, c in zip(*np.nonzero(marked)) if geometry.grid[r][c]}
     covered = frozenset(covered)
     best = np.maximum(added, added_w)
     for r, c in covered:
