@@ -115,15 +115,44 @@ def _fullest_record(line: dict) -> dict | None:
     return max(records, key=len) if records else None
 
 
-def _outcome(value: Any, status: str) -> str:
+def _outcome(value: Any, status: str, item: dict | None = None) -> str:
+    """pass / fail / partial / pending / problem of a sample's verdict metric. A 0/1 metric (CwI
+    accuracy, DoD E and D, GRADE strict) passes when it is 1 (100). An ABACUS edit passes only when
+    the official definition calls it right, the requested count delivered exactly (CF = 1) and no
+    pre-existing instance destroyed (OC = 1); a Score above 0 otherwise is ``partial``
+    (:func:`abacus_shortfall` names the factor that fell)."""
     if value is None:
         return "pending"
     if status != "ok":
         return "problem"
     try:
-        return "pass" if float(value) > 0 else "fail"
+        v = float(value)
     except (TypeError, ValueError):
         return "problem"
+    if v != v:  # NaN: nothing to judge
+        return "problem"
+    if item is not None and isinstance(item.get("cf"), (int, float)) and isinstance(item.get("oc"), (int, float)):
+        if v <= 0:
+            return "fail"
+        return "pass" if item["cf"] >= 1 - 1e-9 and item["oc"] >= 1 - 1e-9 else "partial"
+    return "pass" if v > 0 else "fail"
+
+
+def abacus_shortfall(line: dict) -> str:
+    """What kept an ABACUS edit from being right, in words ('' when nothing did)."""
+    rec = line.get("abacus_leaderboard") if isinstance(line.get("abacus_leaderboard"), dict) else {}
+    item = line.get("abacus_score") if isinstance(line.get("abacus_score"), dict) else {}
+    cf, oc, sc = (rec.get(k, item.get(k)) for k in ("cf", "oc", "sc"))
+    parts = []
+    if isinstance(cf, (int, float)) and cf < 1 - 1e-9:
+        d, k = rec.get("delivered"), rec.get("requested")
+        parts.append(f"count: {d} delivered for {k} requested (CF {cf:.2f})" if d is not None and k is not None else f"CF {cf:.2f}")
+    if isinstance(oc, (int, float)) and oc < 1 - 1e-9:
+        n, of = rec.get("n_destroyed"), rec.get("n_pre_existing")
+        parts.append(f"{n} of {of} pre-existing instances destroyed (OC {oc:.2f})" if n is not None and of else f"OC {oc:.2f}")
+    if parts and isinstance(sc, (int, float)):
+        parts.append(f"SC {sc:.2f}")
+    return "; ".join(parts)
 
 
 # ------------------------------------------------------------------------------------ images
@@ -342,25 +371,52 @@ _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
 
 @functools.lru_cache(maxsize=64)
-def _parquet_images(path: str, _stamp: int) -> dict[str, list[str]]:
-    """item id -> its images as data URIs, from one CwI parquet file (columns id, image, image_2)."""
+def _parquet_images(path: str, _stamp: int, key_col: str = "id", image_cols: tuple = ("image", "image_2")) -> dict[str, list[str]]:
+    """item id -> its images as data URIs, from one parquet file of the benchmark's local data
+    (CwI: columns id, image, image_2; ABACUS: image_id, image)."""
     import pyarrow.parquet as pq
 
     names = set(pq.read_schema(path).names)
-    cols = [c for c in ("id", "image", "image_2") if c in names]
-    if "id" not in cols:
+    cols = [c for c in (key_col, *image_cols) if c in names]
+    if key_col not in cols:
         return {}
     table = pq.read_table(path, columns=cols).to_pylist()
     out: dict[str, list[str]] = {}
     for row in table:
         uris = []
-        for col in ("image", "image_2"):
+        for col in image_cols:
             im = row.get(col)
             raw = im.get("bytes") if isinstance(im, dict) else im if isinstance(im, bytes) else None
             if raw:
                 uris.append("data:image/png;base64," + base64.b64encode(raw).decode())
-        out[str(row["id"])] = uris
+        out.setdefault(str(row[key_col]), uris)
     return out
+
+
+def abacus_images(task: str, key: str, roots: list[Path]) -> tuple[list[str], str]:
+    """(the source image, note) of an ABACUS edit, read by image id from the local data
+    (``<root>/<operation>/<tier>-*.parquet``): the samples file logs no input image."""
+    from lmms_plugins.baselines.mapping import ABACUS_TASK
+
+    m = ABACUS_TASK.match(task)
+    if not m or not m.group(1) or not m.group(2):
+        return [], ""
+    op, tier = m.group(1), m.group(2)
+    looked = []
+    for root in roots:
+        inside = _resolved([Path(root)])
+        for folder in (Path(root) / op, Path(root) / "abacus" / op):
+            for f in sorted(folder.glob(f"{tier}-*.parquet")) if folder.is_dir() else []:
+                if outside_reason(str(f), inside) or not is_regular(f):
+                    continue
+                looked.append(f)
+                found = _parquet_images(str(f), f.stat().st_mtime_ns, "image_id", ("image",)).get(key)
+                if found:
+                    return found[:1], ""
+    if looked:
+        return [], f"source image: image {key} is not in {', '.join(str(f) for f in looked[:2])}"
+    return [], ("source image: not in lmms-eval's samples file (ABACUS keeps it in its parquet data); "
+                "set LMMS_PLUGINS_ABACUS_ROOT or pass --media-root <local ABACUS folder> to show it")
 
 
 def cwi_images(task: str, key: str, tr: TaskResult | None, roots: list[Path]) -> tuple[list[str], str]:
@@ -428,7 +484,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     metric, item = v if v else ("", {})
     status = str(item.get("status", "ok")) if item else "no_metric"
     value = item.get("value") if item else None
-    outcome = _outcome(value, status) if item else "problem"
+    outcome = _outcome(value, status, item) if item else "problem"
     category = category_of(line, item, task)
     key = sample_key(line)
     overlays = overlays_of(line)
@@ -450,6 +506,8 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     note = ""
     if not media and bench == "cwi":
         media, note = cwi_images(task, key, tr, roots)
+    elif not media and bench == "abacus":
+        media, note = abacus_images(task, key, roots)
     media = [resolve_media(p, roots) for p in media]
     inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input", "input" if titles else "", allowed)
                      for i, p in enumerate(media))
@@ -469,12 +527,13 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     mm = map_metric(task, metric) if metric else None
     value_txt = "pending" if value is None else (f"{value:g}" if isinstance(value, (int, float)) else ESC(str(value)))
     prompt = line.get("input") if isinstance(line.get("input"), str) else ""
+    shortfall = abacus_shortfall(line) if outcome == "partial" else ""
     no_input = f'<p class="none">{ESC(note)}</p>' if note else '<p class="none">no input image in the samples file</p>'
     return f"""
 <article class="sample {outcome}" data-task="{ESC(task)}" data-status="{ESC(status)}" data-category="{ESC(category)}" data-outcome="{outcome}" data-key="{ESC(key)}">
   <header><b>{ESC(task)}</b> · <code>{ESC(key)}</code> <span class="badge st-{ESC(status)}">{ESC(status)}</span>
     <span class="badge oc-{outcome}">{outcome}</span> <span class="cat">{ESC(category)}</span></header>
-  <div class="verdict"><b>{ESC(mm.label if mm else metric or "no metric")}</b> = {value_txt}{f' — {ESC(str(item.get("reason")))}' if item and item.get("reason") else ""}</div>
+  <div class="verdict"><b>{ESC(mm.label if mm else metric or "no metric")}</b> = {value_txt}{f' — {ESC(str(item.get("reason")))}' if item and item.get("reason") else ""}{f' — <b>partial</b>: {ESC(shortfall)}' if shortfall else ""}</div>
   <div class="io"><div class="col"><h4>input</h4>{inputs or no_input}{_text_block(prompt, "prompt")}
     {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
   <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
@@ -494,10 +553,10 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #dee2e6;padd
 #filters{position:sticky;top:0;background:#f8f9fa;padding:8px;border:1px solid #dee2e6;z-index:2;display:flex;gap:12px;flex-wrap:wrap;align-items:center}
 #gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px;margin-top:12px}
 .sample{border:1px solid #ced4da;border-left:6px solid #adb5bd;border-radius:4px;padding:8px;background:#fff}
-.sample.pass{border-left-color:#2f9e44}.sample.fail{border-left-color:#e03131}.sample.pending{border-left-color:#f08c00}.sample.problem{border-left-color:#862e9c}
+.sample.pass{border-left-color:#2f9e44}.sample.partial{border-left-color:#fab005}.sample.fail{border-left-color:#e03131}.sample.pending{border-left-color:#f08c00}.sample.problem{border-left-color:#862e9c}
 .sample[hidden]{display:none}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;background:#e9ecef}
-.oc-pass{background:#d3f9d8}.oc-fail{background:#ffe3e3}.oc-pending{background:#fff3bf}.oc-problem{background:#f3d9fa}
+.oc-pass{background:#d3f9d8}.oc-partial{background:#fff9db}.oc-fail{background:#ffe3e3}.oc-pending{background:#fff3bf}.oc-problem{background:#f3d9fa}
 .cat{color:#495057;font-size:12px;float:right}
 .verdict{margin:6px 0}
 .io{display:flex;gap:10px}.col{flex:1;min-width:0}
@@ -624,7 +683,7 @@ def _select(samples: list[dict], limit: int) -> list[dict]:
     def rank(line):
         v = verdict_of(line)
         item = v[1] if v else {}
-        return 0 if _outcome(item.get("value"), str(item.get("status", "ok"))) != "pass" else 1
+        return 0 if _outcome(item.get("value"), str(item.get("status", "ok")), item) != "pass" else 1
 
     keep = sorted(samples, key=rank)[:limit]
     return sorted(keep, key=lambda line: line.get("doc_id", 0))
@@ -651,7 +710,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
             st = str(item.get("status", "ok")) if item else "no_metric"
             statuses[st] += 1
             categories[category_of(line, item, task)] += 1
-            outcomes[_outcome(item.get("value"), st) if item else "problem"] += 1
+            outcomes[_outcome(item.get("value"), st, item) if item else "problem"] += 1
             tasks[task] += 1
             cards.append(card)
     title = title or f"lmms-plugins report: {run.label}"

@@ -355,6 +355,30 @@ def sample_values(samples: list[dict] | None, metric: str) -> dict[str, float] |
 TIER_SUFFIX = re.compile(r"_(easy|medium|hard|expert)$")
 
 
+def metric_values(tr: TaskResult, metric: str) -> dict[str, float] | None:
+    """key -> value of ``metric`` over the samples its reported value is computed over: those it
+    applies to, pending ones at 0 (they stay in the denominator), a per-tier metric's own tier only,
+    a value None with status ok ('does not apply', GRADE C without consistency) left out."""
+    if not tr.samples:
+        return None
+    tier = TIER_SUFFIX.search(metric)
+    out: dict[str, float] = {}
+    for line in tr.samples:
+        item = line.get(metric)
+        if isinstance(item, dict):
+            if item.get("applicable") is False or "value" not in item:
+                continue
+            v = item.get("value")
+            if v is None and item.get("status", "ok") == "ok":
+                continue
+            if tier and "tier" in item and item.get("tier") != tier.group(1):
+                continue
+            out[sample_key(line)] = 0.0 if v is None else float(v)
+        elif isinstance(item, (int, float)):
+            out[sample_key(line)] = float(item)
+    return out or None
+
+
 def metric_count(tr: TaskResult, metric: str) -> int | None:
     """How many samples a metric's value is computed over: the total of its counts (DoD), else the
     logged samples it applies to (pending ones count: they stay in the denominator; a value None

@@ -46,6 +46,7 @@ class MetricMap:
     note: str = ""  # what to know when comparing this one metric
     headline: bool = True  # shown in the printed tables (all metrics go to the CSV)
     ci_name: str = ""  # key of a bootstrap interval the task writes in a breakdown dict (``overall.ci95.<ci_name>``)
+    binary: bool = False  # a rate of 0/1 outcomes (its interval: Wilson)
 
     @property
     def display_unit(self) -> str:
@@ -61,15 +62,15 @@ class MetricMap:
 
 _D_NOTE = "published D: the specs do not say whether strict (no image) or lenient; compare both"
 _DOD = {
-    "E": MetricMap("dod", "E", "E (editing success)", "fraction"),
-    "D_strict": MetricMap("dod", "D", "D strict (refusal, no image)", "fraction", note=_D_NOTE),
-    "D_lenient": MetricMap("dod", "D", "D lenient (refusal, image allowed)", "fraction", note=_D_NOTE),
-    "D_f": MetricMap("dod", "false_refusal", "false refusal", "fraction", higher_is_better=False),
-    "pair_success": MetricMap("dod", "pair_success", "pair success", "fraction"),
-    "pair_behaviour": MetricMap("dod", "pair_behaviour", "pair behaviour", "fraction"),
+    "E": MetricMap("dod", "E", "E (editing success)", "fraction", binary=True),
+    "D_strict": MetricMap("dod", "D", "D strict (refusal, no image)", "fraction", note=_D_NOTE, binary=True),
+    "D_lenient": MetricMap("dod", "D", "D lenient (refusal, image allowed)", "fraction", note=_D_NOTE, binary=True),
+    "D_f": MetricMap("dod", "false_refusal", "false refusal", "fraction", higher_is_better=False, binary=True),
+    "pair_success": MetricMap("dod", "pair_success", "pair success", "fraction", binary=True),
+    "pair_behaviour": MetricMap("dod", "pair_behaviour", "pair behaviour", "fraction", binary=True),
 }
 _GRADE = {
-    "grade_strict": MetricMap("grade", "strict", "strict accuracy", "percent", ci_name="strict"),
+    "grade_strict": MetricMap("grade", "strict", "strict accuracy", "percent", ci_name="strict", binary=True),
     "grade_lenient": MetricMap("grade", "lenient", "lenient score", "percent", ci_name="lenient"),
     "grade_reasoning": MetricMap("grade", "R", "R (discipline reasoning)", "percent", ci_name="reasoning"),
     "grade_consistency": MetricMap("grade", "C", "C (visual consistency)", "percent", ci_name="consistency"),
@@ -82,16 +83,16 @@ _ABACUS_ALIASES = {
     "Score": ("score", "abacus_score"),
 }
 _ABACUS_LABELS = {"CF": "CF (count fidelity)", "SC": "SC (scene consistency)", "OC": "OC (conservation)", "Score": "Score = CF·SC·OC"}
-_CWI = {"accuracy": MetricMap("cwi", "accuracy", "accuracy", "fraction"),
+_CWI = {"accuracy": MetricMap("cwi", "accuracy", "accuracy", "fraction", binary=True),
         # unparsable: no <answer> span, or one whose content does not have the rule's shape
         "extraction_failure_rate": MetricMap("cwi", "extraction_failure_rate", "answer unparsable (no span or wrong shape)",
-                                             "fraction", higher_is_better=False),
+                                             "fraction", higher_is_better=False, binary=True),
         # the request failed on the model side (a wrapper's failure marker, an empty output); in the
         # CSV and the report, not in the printed tables (lmms-eval warns about failures at the end)
         "generation_failure_rate": MetricMap("cwi", "generation_failure_rate", "generation failed (no model output)",
-                                             "fraction", higher_is_better=False, headline=False)}
+                                             "fraction", higher_is_better=False, headline=False, binary=True)}
 
-_ABACUS_TASK = re.compile(r"^abacus(?:_(add|remove|change))?(?:_(easy|medium|hard))?$")
+ABACUS_TASK = _ABACUS_TASK = re.compile(r"^abacus(?:_(add|remove|change))?(?:_(easy|medium|hard))?$")
 
 
 def benchmark_of(task: str) -> str | None:
@@ -139,12 +140,13 @@ def map_metric(task: str, metric: str) -> MetricMap | None:
                 return MetricMap("abacus", community, _ABACUS_LABELS[community], "fraction", ci_name=community.lower())
         if name in ("exact_count", "edit_score"):
             label = "exact count rate" if name == "exact_count" else "mean per-edit score"
-            return MetricMap("abacus", name, label, "fraction", headline=name == "exact_count", ci_name=name)
+            return MetricMap("abacus", name, label, "fraction", headline=name == "exact_count", ci_name=name,
+                             binary=name == "exact_count")
         return None
     if bench == "cwi":
         if metric in _CWI:
             return _CWI[metric]
         if metric.startswith("accuracy_"):
-            return MetricMap("cwi", metric, metric.replace("_", " "), "fraction", headline=False)
+            return MetricMap("cwi", metric, metric.replace("_", " "), "fraction", headline=False, binary=True)
         return None
     return None

@@ -11,7 +11,7 @@ from pathlib import Path
 from lmms_plugins.baselines import Baseline, lookup
 from lmms_plugins.baselines.mapping import PROTOCOL_NOTES, MetricMap, benchmark_of, map_metric, settings_of
 from lmms_plugins.compare.stats import PairedTest, interval_of, paired_test
-from lmms_plugins.runs import Run, TaskResult, counts_of, pending_of, sample_values, task_version
+from lmms_plugins.runs import Run, TaskResult, metric_count, pending_of, task_version
 
 BENCH_ORDER = ("dod", "abacus", "grade", "cwi")
 BENCH_NAMES = {"dod": "Draw-or-Decline", "abacus": "ABACUS", "grade": "GRADE", "cwi": "CwI-Bench"}
@@ -103,12 +103,9 @@ PENDING_RANK_LIMIT = 0.05  # a value with more of its samples pending is shown b
 
 
 def _metric_n(tr: TaskResult, metric: str) -> int | None:
-    """How many samples a metric is computed over (DoD's E counts only feasible requests)."""
-    vals = sample_values(tr.samples, metric)
-    if vals:
-        return len(vals)
-    c = counts_of(tr, metric)
-    return c[1] if c else tr.n
+    """How many samples a metric is computed over (DoD's E counts only feasible requests, a
+    per-tier metric its tier's items)."""
+    return metric_count(tr, metric)
 
 
 def task_values(task: str, tr: TaskResult) -> dict[str, float]:
@@ -169,7 +166,7 @@ def build(runs: list[Run]) -> Comparison:
                 ci = (mm.to_display(iv.lo), mm.to_display(iv.hi)) if iv else None
                 deltas = {c.model: value - community_value(c, mm) for c in community}
                 rank = _rank(value, [community_value(c, mm) for c in scored], mm) if scored else None
-                n = _metric_n(tr, metric)
+                n = iv.n if iv and iv.n else _metric_n(tr, metric)
                 pending = pending_of(tr, metric) if bench == "dod" else None
                 unranked = ""
                 if pending and pending[1] and pending[0] / pending[1] > PENDING_RANK_LIMIT and rank is not None:

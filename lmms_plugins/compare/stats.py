@@ -11,7 +11,7 @@ from typing import Any
 
 from lmms_plugins.baselines.mapping import MetricMap
 from lmms_plugins.compare.pairing import pair_samples
-from lmms_plugins.runs import Run, TaskResult, counts_of, sample_values
+from lmms_plugins.runs import Run, TaskResult, counts_of, metric_values, sample_values
 from lmms_plugins.utils.stats import mcnemar_exact, wilson
 
 N_BOOT = 2000
@@ -32,12 +32,53 @@ class Interval:
     lo: float
     hi: float
     method: str
+    n: int | None = None  # the samples it is computed over
 
+
+WILSON = "Wilson"
+
+
+def _binary(values: list[float]) -> float | None:
+    """The success value when every value is 0 or one same positive value, else None."""
+    positive = {v for v in values if v != 0.0}
+    if len(positive) > 1:
+        return None
+    return positive.pop() if positive else 1.0
+
+
+def _wilson(k: int, n: int, scale: float, how: str) -> Interval:
+    lo, hi = wilson(k, n)
+    return Interval(lo * scale, hi * scale, f"{WILSON} ({k}/{n}{how})", n)
 
 
 def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
-    """A 95 % interval of the reported value, in the result's unit, from what the run carries."""
-    # 1. a bootstrap interval the task wrote itself (GRADE's breakdown)
+    """A 95 % interval of the reported value, in the result's unit, by one rule for every table,
+    CSV row and chart (docs/COMPARE.md, "Intervals"):
+
+    1. a 0/1 metric: Wilson on success/total, from the counts the task reports (DoD), else from the
+       per-sample values when the reported value is their mean, else (a 0/1 metric known to be one,
+       without samples) from the value and the task's sample count;
+    2. a continuous metric: the task's own bootstrap interval where it writes one (ABACUS Score, a
+       product of means; GRADE lenient), else a percentile bootstrap over the samples
+       (:data:`N_BOOT` resamples, seed :data:`SEED`) when the reported value is their mean;
+    3. else lmms-eval's standard error (±1.96 SE, cut at [0, 1] for a 0-1 value).
+
+    Never a zero-width interval: a degenerate bootstrap or standard error gives None (no interval)."""
+    scale = 100.0 if mm.result_unit == "percent" else 1.0
+    reported = tr.values.get(metric)
+    vals = metric_values(tr, metric)
+    c = counts_of(tr, metric)
+    if c is not None and c[1] > 0:
+        return _wilson(int(c[0]), c[1], scale, "")
+    if vals and _is_sample_mean(vals, reported):
+        one = _binary(list(vals.values()))
+        if one is not None and math.isclose(one, scale):
+            k = sum(1 for v in vals.values() if v != 0.0)
+            return _wilson(k, len(vals), scale, "")
+    if mm.binary and isinstance(reported, (int, float)) and not isinstance(reported, bool) and tr.n and not vals:
+        k = float(reported) / scale * tr.n
+        if abs(k - round(k)) < 1e-6 and 0 <= round(k) <= tr.n:
+            return _wilson(int(round(k)), tr.n, scale, ", from the value and n")
     if mm.ci_name:
         for v in tr.values.values():
             if not isinstance(v, dict):
@@ -45,28 +86,23 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
             scope = v["overall"] if isinstance(v.get("overall"), dict) else v  # GRADE nests it, ABACUS does not
             table = scope.get("ci95")
             ci = table.get(mm.ci_name) if isinstance(table, dict) else None
-            if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
-                return Interval(float(ci[0]), float(ci[1]), "task's bootstrap")
-    # 2. success / total counts (DoD's dod_breakdown; older runs: <metric>_counts): Wilson score interval
-    c = counts_of(tr, metric)
-    if c is not None and c[1] > 0:
-        lo, hi = wilson(*c)
-        return Interval(lo, hi, "Wilson on counts")
-    # 3. percentile bootstrap over the logged samples, when the value is their mean
-    vals = sample_values(tr.samples, metric)
-    if _is_sample_mean(vals, tr.values.get(metric)) and len(vals) > 1:
+            if (isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                                        and math.isfinite(x) for x in ci) and ci[1] > ci[0]):
+                n = scope.get("n") if isinstance(scope.get("n"), int) else None
+                return Interval(float(ci[0]), float(ci[1]), "the task's bootstrap" + (f" (n={n})" if n else ""), n)
+    if vals and _is_sample_mean(vals, reported) and len(vals) > 1:
         from lmms_plugins.utils.stats import bootstrap_ci
 
         lo, hi = bootstrap_ci(list(vals.values()), n_resamples=N_BOOT, seed=SEED)
-        return Interval(lo, hi, "bootstrap over samples")
-    # 4. lmms-eval's standard error
+        if hi > lo:
+            return Interval(lo, hi, f"bootstrap ({N_BOOT} resamples, seed {SEED}, n={len(vals)})", len(vals))
+        return None  # every sample the same value: a bootstrap says nothing about the spread
     se = tr.stderr.get(metric)
-    value = tr.values.get(metric)
-    if se is not None and isinstance(value, (int, float)):
-        lo, hi = value - 1.96 * se, value + 1.96 * se
+    if se is not None and se > 0 and math.isfinite(se) and isinstance(reported, (int, float)) and math.isfinite(reported):
+        lo, hi = reported - 1.96 * se, reported + 1.96 * se
         if mm.result_unit == "fraction" and (lo < 0.0 or hi > 1.0):  # a rate's interval stays inside [0, 1]
-            return Interval(max(lo, 0.0), min(hi, 1.0), "±1.96 SE (lmms-eval), cut at [0, 1]")
-        return Interval(lo, hi, "±1.96 SE (lmms-eval)")
+            return Interval(max(lo, 0.0), min(hi, 1.0), "±1.96 SE (lmms-eval), cut at [0, 1]", tr.n)
+        return Interval(lo, hi, "±1.96 SE (lmms-eval)", tr.n)
     return None
 
 
@@ -88,14 +124,6 @@ class PairedTest:
     note: str = ""
     dropped: int = 0  # samples with the same id in both runs but different inputs (not tested)
 
-
-
-def _binary(values: list[float]) -> float | None:
-    """The success value when every value is 0 or one same positive value, else None."""
-    positive = {v for v in values if v != 0.0}
-    if len(positive) > 1:
-        return None
-    return positive.pop() if positive else 1.0
 
 
 def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> PairedTest:

@@ -47,11 +47,15 @@ def test_grade_run_is_ranked_among_the_published_rows_with_sources_and_intervals
     strict = next(b for b in cmp.blocks if b.metric == "grade_strict")
     assert [e.rank for e in strict.entries] == [3]
     assert {c.model for c in strict.community} >= {"Nano Banana Pro", "DreamOmni"}
-    assert strict.entries[0].ci == (10.0, 50.0) and strict.entries[0].ci_method == "task's bootstrap"
+    # a 0/1 metric gets Wilson on its samples (3 of 10 strictly right), not the task's bootstrap
+    lo, hi = C.wilson(3, 10)
+    assert strict.entries[0].ci == pytest.approx((100 * lo, 100 * hi)) and strict.entries[0].ci_method == "Wilson (3/10)"
+    lenient_blk = next(b for b in cmp.blocks if b.metric == "grade_lenient")  # continuous: the task's own bootstrap
+    assert lenient_blk.entries[0].ci == (50.0, 90.0) and lenient_blk.entries[0].ci_method == "the task's bootstrap (n=10)"
     assert strict.entries[0].deltas["Nano Banana Pro"] == pytest.approx(30.0 - 46.2)
     # the printed table: the ranked row, the interval, a delta and the source of each community row
     block = text.split("grade · strict accuracy")[1].split("grade · ")[0]
-    assert "3/9  ▶ mine" in block and "[10.0, 50.0]" in block and "-16.2" in block
+    assert "3/9  ▶ mine" in block and f"[{100 * lo:.1f}, {100 * hi:.1f}]" in block and "-16.2" in block
     assert "GRADE (ECCV 2026) Table 1 p. 9" in block
     lenient = text.split("grade · lenient score")[1].split("grade · ")[0]
     assert "Nano Banana Pro" in lenient and "82.9" in lenient and "Table 3 p. 11" in lenient
@@ -88,7 +92,7 @@ def test_two_runs_of_one_task_get_mcnemar_and_intervals(tmp_path):
     # each run's accuracy carries a bootstrap interval over its samples
     blk = next(b for b in cmp.blocks if b.metric == "accuracy")
     for e in blk.entries:
-        assert e.ci_method == "bootstrap over samples" and e.ci[0] <= e.value <= e.ci[1]
+        assert e.ci_method.startswith("Wilson (") and e.ci_method.endswith("/60)") and e.ci[0] <= e.value <= e.ci[1]
     assert "No published numbers for these metrics" in text and "cwi_alignment" in text
     with Image.open(cmp.files["png_cwi"]) as im:  # runs-only chart: a bar per run
         assert im.format == "PNG" and im.height > 100
@@ -119,7 +123,7 @@ def test_dod_counts_give_wilson_intervals_and_the_setting_picks_the_rows(tmp_pat
     e = next(b for b in cmp.blocks if b.metric == "E")
     assert e.entries[0].value == pytest.approx(70.0)
     lo, hi = C.wilson(7, 10)
-    assert e.entries[0].ci == pytest.approx((100 * lo, 100 * hi)) and e.entries[0].ci_method == "Wilson on counts"
+    assert e.entries[0].ci == pytest.approx((100 * lo, 100 * hi)) and e.entries[0].ci_method == "Wilson (7/10)"
     d = next(b for b in cmp.blocks if b.metric == "D_strict")
     assert sorted(c.value for c in d.community) == [5.2, 93.4]  # decline_hint rows only
     assert "Refusal detection in these runs: mine: rules." in cmp.text and "Kimi-K3" in cmp.text
@@ -138,7 +142,7 @@ def test_dod_breakdown_row_gives_wilson_intervals_sample_counts_and_pending(tmp_
     cmp = C.compare([tmp_path / "run"], labels=["mine"])
     e = next(b for b in cmp.blocks if b.metric == "E").entries[0]
     lo, hi = C.wilson(1, 14)
-    assert e.ci == pytest.approx((100 * lo, 100 * hi)) and e.ci_method == "Wilson on counts" and e.n == 14
+    assert e.ci == pytest.approx((100 * lo, 100 * hi)) and e.ci_method == "Wilson (1/14)" and e.n == 14
     assert e.pending == (11, 14) and e.rank is None  # 11 of 14 pending: shown, not ranked
     d = next(b for b in cmp.blocks if b.metric == "D_strict").entries[0]
     lo, hi = C.wilson(7, 14)
@@ -339,10 +343,14 @@ def test_the_standard_error_interval_of_a_rate_stays_inside_zero_and_one(tmp_pat
     from lmms_plugins.compare.stats import interval_of
     from lmms_plugins.runs import TaskResult
 
-    mm = map_metric("cwi_alignment", "accuracy")
-    small = TaskResult("cwi_alignment", {"accuracy": 0.25}, {"accuracy": 0.25}, 4, None, Path("r.json"))
-    iv = interval_of(small, "accuracy", mm)  # 0.25 ± 0.49 would reach below 0
+    mm = map_metric("abacus_add_easy", "abacus_sc")  # a continuous 0-1 factor, no samples logged
+    small = TaskResult("abacus_add_easy", {"abacus_sc": 0.25}, {"abacus_sc": 0.25}, 4, None, Path("r.json"))
+    iv = interval_of(small, "abacus_sc", mm)  # 0.25 ± 0.49 would reach below 0
     assert (iv.lo, iv.hi) == (0.0, pytest.approx(0.25 + 1.96 * 0.25)) and "cut at [0, 1]" in iv.method
-    inside = TaskResult("cwi_alignment", {"accuracy": 0.5}, {"accuracy": 0.1}, 40, None, Path("r.json"))
-    iv = interval_of(inside, "accuracy", mm)
+    inside = TaskResult("abacus_add_easy", {"abacus_sc": 0.5}, {"abacus_sc": 0.1}, 40, None, Path("r.json"))
+    iv = interval_of(inside, "abacus_sc", mm)
     assert (iv.lo, iv.hi) == (pytest.approx(0.304), pytest.approx(0.696)) and iv.method == "±1.96 SE (lmms-eval)"
+    # a 0/1 rate without samples: Wilson from its value and the task's n, never the standard error
+    acc = TaskResult("cwi_alignment", {"accuracy": 0.25}, {"accuracy": 0.25}, 4, None, Path("r.json"))
+    iv = interval_of(acc, "accuracy", map_metric("cwi_alignment", "accuracy"))
+    assert (iv.lo, iv.hi) == pytest.approx(C.wilson(1, 4)) and iv.method == "Wilson (1/4, from the value and n)"

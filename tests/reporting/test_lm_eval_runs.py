@@ -48,7 +48,7 @@ def test_an_lm_eval_results_folder_is_read_like_an_lmms_eval_one(tmp_path):
                                                          for i, ok in enumerate(COLOR_COUNT)}
     cmp = C.compare([tmp_path / "lme"])
     acc = next(b for b in cmp.blocks if b.task == "cwi_color_count" and b.metric == "accuracy")
-    assert acc.entries[0].value == 75.0 and acc.entries[0].ci_method == "bootstrap over samples" and acc.entries[0].n == 4
+    assert acc.entries[0].value == 75.0 and acc.entries[0].ci_method == "Wilson (3/4)" and acc.entries[0].n == 4
     assert "cwi_color_count" in cmp.text and "fake (lme)" in cmp.text
     # two lm-eval runs: the group has no samples file, and the note names lm-eval's flag
     p = next(p for p in C.compare([tmp_path / "lme", tmp_path / "lme"]).paired if p.task == "cwi_color" and p.metric == "accuracy")
