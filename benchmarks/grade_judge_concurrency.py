@@ -1,13 +1,24 @@
-"""GRADE scoring against a judge with a fixed latency, at several ``--process_docs_parallel`` values.
+"""GRADE scoring against a judge with a fixed latency: with no flags, and at several
+``--process_docs_parallel`` values.
 
-Runs ``hooks.process_results`` over N samples through lmms-eval's own scoring thread pool
-(``lmms_eval.evaluator._thread_map_ordered``, as the evaluator does), against the loopback judge of
-the tests (tests/judge_server.py) that waits ``--latency`` seconds before each answer. Each
-configuration gets a fresh judge cache, so every call goes to the judge. ``--serial-threads`` rows
-ask R, C and L one after another inside a sample (the behaviour before they were asked together;
-with 20 threads, the official script's 20 workers each making one call at a time).
+Builds the real ``grade`` task (lmms-eval's TaskManager, the task class its YAML names), gives its
+N requests their outputs, and scores them as lmms-eval's evaluator does: ``task.apply_filters()``
+then ``task.process_results`` over the docs in lmms-eval's own scoring thread pool
+(``lmms_eval.evaluator._thread_map_ordered``), against the loopback judge of the tests
+(tests/judge_server.py) that waits ``--latency`` seconds before each answer. Each row gets a fresh
+judge cache, so every call goes to the judge.
 
-    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8,16,32 --serial-threads 4,20
+* ``default`` rows: what a user gets with no flag: 4 scoring threads (lmms-eval's default), the
+  task class scoring ahead at the judge's concurrency (``LMMS_PLUGINS_JUDGE_CONCURRENCY``, default
+  20, or the values of ``--judge-concurrency``);
+* ``--threads`` rows: that many scoring threads and no scoring ahead (R, C and L of a sample asked
+  together), the behaviour before the task class;
+* ``--serial-threads`` rows: as ``--threads`` with R, C and L asked one after another (with 20
+  threads: the official script's 20 workers each making one call at a time).
+
+The ratio is to the official script's ideal, ``calls * latency / 20``.
+
+    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8 --serial-threads 20
 """
 
 from __future__ import annotations
@@ -26,21 +37,47 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent / "tests" / "grade"))
 
 
+def build_task(root: Path):
+    """The real grade task and its requests, as lmms-eval's evaluator builds them."""
+    os.environ["LMMS_PLUGINS_GRADE_ROOT"] = str(root)
+    from lmms_plugins import registration
+
+    registration.register()
+    from lmms_eval.tasks import TaskManager, get_task_dict
+
+    task = get_task_dict(["grade"], TaskManager())["grade"]
+    task.build_all_requests(rank=0, world_size=1)
+    return task
+
+
+def score(task, answers: dict, workers: int) -> list:
+    """task.apply_filters() then process_results per doc in lmms-eval's scoring pool (evaluator.py)."""
+    from lmms_eval.evaluator import _thread_map_ordered
+
+    for inst in task.instances:
+        inst.resps[:] = [answers[task.eval_docs_no_media[inst.doc_id]["task_id"]]]
+        inst.filtered_resps.clear()
+    task.apply_filters()
+    docs = task.eval_docs_no_media
+    by_doc = {inst.doc_id: inst for inst in task.instances}
+    return _thread_map_ordered(lambda i: task.process_results(docs[i], [by_doc[i].filtered_resps["none"]]),
+                               iter(range(len(docs))), max_workers=workers)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=520)
-    ap.add_argument("--threads", default="4,8,16,32")
     ap.add_argument("--latency", type=float, default=0.5)
-    ap.add_argument("--serial-threads", default="", help="thread counts to run with R, C, L asked one after another")
+    ap.add_argument("--judge-concurrency", default="20", help="LMMS_PLUGINS_JUDGE_CONCURRENCY values for the default rows")
+    ap.add_argument("--threads", default="", help="--process_docs_parallel values, no scoring ahead")
+    ap.add_argument("--serial-threads", default="", help="as --threads, with R, C, L asked one after another")
     args = ap.parse_args(argv)
 
     import grade_fixtures as gf
     from judge_server import FakeJudgeServer
 
-    from lmms_eval.evaluator import _thread_map_ordered
-    from lmms_plugins.tasks.grade import hooks, judging
+    from lmms_plugins.tasks.grade import judging
     from lmms_plugins.utils.judge_client import reset_shared_clients
-    from lmms_plugins.tasks.grade.records import load_records
 
     together = judging._run_together
 
@@ -60,7 +97,6 @@ def main(argv=None) -> int:
         img = Image.open(path).convert("RGB")
         img.putpixel((0, 0), (i % 256, i // 256, 7))
         img.save(path)
-    docs = load_records(root)
     answers = {}
     for row in map(json.loads, outputs.read_text().splitlines()):
         answers[row["key"]] = json.dumps({"text": row["text"], "images": [str(outputs.parent / row["image"])]})
@@ -70,36 +106,55 @@ def main(argv=None) -> int:
         return gf.canned_judge(request, cases)
 
     expected = 2 * len(cases) + sum(1 for c in cases if c.consistency != "none")  # R and L each, C where it applies
+    ideal = expected * args.latency / 20
     rows = []
     with FakeJudgeServer(handler) as server:
         os.environ.update({"LMMS_PLUGINS_JUDGE_BASE_URL": server.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
-                           "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_TIMEOUT": "60"})
+                           "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_TIMEOUT": "60", "LMMS_PLUGINS_PREFLIGHT": "off"})
+        task = build_task(root)
         reference = None
-        plan = [(int(x), False) for x in args.serial_threads.split(",") if x] + [(int(x), True) for x in args.threads.split(",") if x]
-        for n, at_once in plan:
+        plan = ([("default", 4, int(x), True) for x in args.judge_concurrency.split(",") if x]
+                + [("serial", int(x), None, False) for x in args.serial_threads.split(",") if x]
+                + [("threads", int(x), None, True) for x in args.threads.split(",") if x])
+        for kind, workers, concurrency, at_once in plan:
             judging._run_together = together if at_once else one_after_another
-            os.environ["LMMS_PLUGINS_JUDGE_CACHE"] = str(work / f"cache-{n}-{at_once}")
+            os.environ["LMMS_PLUGINS_JUDGE_CACHE"] = str(work / f"cache-{len(rows)}")
+            if concurrency is None:  # no scoring ahead: as if no judge were configured when filters apply
+                task._prefetch = None
+                from lmms_plugins import judged_task
+
+                saved, judged_task.judge_concurrency = judged_task.judge_concurrency, lambda: None
+            else:
+                os.environ["LMMS_PLUGINS_JUDGE_CONCURRENCY"] = str(concurrency)
             reset_shared_clients()
             calls0 = server.calls
             t0 = time.perf_counter()
-            out = _thread_map_ordered(lambda d: hooks.process_results(d, [answers[d["task_id"]]]), iter(docs), max_workers=n)
+            try:
+                out = score(task, answers, workers)
+            finally:
+                if concurrency is None:
+                    judged_task.judge_concurrency = saved
             wall = time.perf_counter() - t0
             calls = server.calls - calls0
+            served = task._prefetch.served if task._prefetch is not None else 0
             scores = [(o["grade_strict"]["R"], o["grade_strict"]["C"], o["grade_strict"]["L"], o["grade_strict"]["status"]) for o in out]
             same = reference is None or scores == reference
             reference = reference or scores
-            mode = "together" if at_once else "one after another"
-            rows.append((n, mode, calls, wall, calls / wall, same))
-            print(f"threads {n:>3}, R/C/L {mode}: {calls} judge calls in {wall:6.1f} s = {calls / wall:6.1f} calls/s; "
-                  f"results identical: {same}; retries seen by the server: {calls - expected}", flush=True)
+            label = (f"no flags (4 threads, judge concurrency {concurrency})" if kind == "default" else
+                     f"--process_docs_parallel {workers}, R/C/L {'together' if at_once else 'one after another'}")
+            rows.append((label, calls, wall, same))
+            print(f"{label}: {calls} judge calls in {wall:6.1f} s = {calls / wall:6.1f} calls/s, {wall / ideal:.2f}x the "
+                  f"official 20-worker ideal ({ideal:.1f} s); results identical: {same}; retries: {calls - expected}; "
+                  f"samples scored ahead: {served}", flush=True)
         assert not server.handler_errors, server.handler_errors[0]
-    print(f"\n{args.samples} samples, {expected} judge questions, judge latency {args.latency} s; "
-          f"speed-up vs. the first row, measured in this run")
-    print("| --process_docs_parallel | R, C, L | judge calls | wall (s) | calls/s | speed-up |")
-    print("|---:|---|---:|---:|---:|---:|")
-    for n, mode, calls, wall, rate, _ in rows:
-        print(f"| {n} | {mode} | {calls} | {wall:.1f} | {rate:.1f} | {rows[0][3] / wall:.1f}× |")
-    return 0 if all(r[5] for r in rows) else 1
+    print(f"\n{args.samples} samples, {expected} judge questions, judge latency {args.latency} s; official ideal "
+          f"{expected} x {args.latency} / 20 = {ideal:.1f} s; measured in this run ({os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f} at the end)")
+    print("| scoring | judge calls | wall (s) | / official ideal |")
+    print("|---|---:|---:|---:|")
+    for label, calls, wall, _ in rows:
+        print(f"| {label} | {calls} | {wall:.1f} | {wall / ideal:.2f}× |")
+    return 0 if all(r[3] for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_MODEL``       the judge model name the endpoint expects (required)
 ``LMMS_PLUGINS_JUDGE_API_KEY``     bearer token; any dummy value works for a local vLLM
 ``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds for each whole HTTP request (default 60)
+``LMMS_PLUGINS_JUDGE_CONCURRENCY`` judge requests in flight at once per process (default 20, the
+                                   official GRADE script's workers); lower it for a rate-limited
+                                   endpoint
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
@@ -66,6 +69,8 @@ ENV_BASE_URL = "LMMS_PLUGINS_JUDGE_BASE_URL"
 ENV_MODEL = "LMMS_PLUGINS_JUDGE_MODEL"
 ENV_API_KEY = "LMMS_PLUGINS_JUDGE_API_KEY"
 ENV_TIMEOUT = "LMMS_PLUGINS_JUDGE_TIMEOUT"
+ENV_CONCURRENCY = "LMMS_PLUGINS_JUDGE_CONCURRENCY"
+DEFAULT_CONCURRENCY = 20  # the official GRADE evaluator's worker count
 ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
 ENV_EXTRA_BODY = "LMMS_PLUGINS_JUDGE_EXTRA_BODY"
 
@@ -95,6 +100,7 @@ class JudgeConfig:
     cache_dir: Path | None = None  # None: no cache
     backoff_s: float = 1.0  # first backoff; doubles per failed HTTP attempt
     max_backoff_s: float = 60.0
+    concurrency: int = DEFAULT_CONCURRENCY  # HTTP requests in flight at once (all threads of the process)
     # Extra top-level request fields (e.g. {"reasoning_effort": "low"}); part of the cache key.
     # Compared but not hashed (a dict is not hashable): two configs that differ only here are
     # different dict keys in shared_client's registry.
@@ -115,6 +121,14 @@ class JudgeConfig:
                 values["timeout_s"] = float(timeout)
             except ValueError:
                 raise JudgeError(f"{ENV_TIMEOUT}={timeout!r} is not a number of seconds") from None
+        concurrency = env.get(ENV_CONCURRENCY, "").strip()
+        if concurrency:
+            try:
+                values["concurrency"] = int(concurrency)
+            except ValueError:
+                values["concurrency"] = 0
+            if values["concurrency"] < 1:
+                raise JudgeError(f"{ENV_CONCURRENCY}={concurrency!r} is not a positive whole number of requests")
         cache = env.get(ENV_CACHE)
         if cache is None:
             values["cache_dir"] = default_cache_dir()
@@ -266,6 +280,7 @@ class JudgeClient:
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
         self._openai = None
+        self._slots = threading.BoundedSemaphore(max(1, int(config.concurrency)))  # requests in flight
         self.http_calls = 0  # total HTTP requests made by this client (all threads)
         self.cache_hits = 0
 
@@ -357,7 +372,8 @@ class JudgeClient:
             if self._openai is None:
                 cfg = self.config
                 self._openai = openai_client(base_url=cfg.base_url, api_key=cfg.api_key, timeout_s=cfg.timeout_s,
-                                             max_retries=cfg.max_attempts - 1, policy=_policy(cfg, self._sleep))
+                                             max_retries=cfg.max_attempts - 1, policy=_policy(cfg, self._sleep),
+                                             max_connections=max(8, cfg.concurrency))
             return self._openai
 
     def _post(self, messages: list, *, temperature: float, max_tokens: int | None) -> tuple[str, int]:
@@ -375,14 +391,15 @@ class JudgeClient:
         from lmms_plugins.utils.http_client import retries_in_flight, start_counting_retries
 
         transport = self._transport()
-        start_counting_retries()
-        try:
-            raw = transport.chat.completions.with_raw_response.create(**kwargs)
-            problem = None
-        except openai.OpenAIError as exc:  # HTTP status, timeout, connection, or anything else: a judge failure
-            problem = exc
-        finally:
-            calls = retries_in_flight() + 1
+        with self._slots:  # at most `concurrency` requests of this process in flight (a rate-limited endpoint)
+            start_counting_retries()
+            try:
+                raw = transport.chat.completions.with_raw_response.create(**kwargs)
+                problem = None
+            except openai.OpenAIError as exc:  # HTTP status, timeout, connection, or anything else: a judge failure
+                problem = exc
+            finally:
+                calls = retries_in_flight() + 1
             with self._lock:
                 self.http_calls += calls
         if problem is not None:
