@@ -480,14 +480,20 @@ def _read_sequence(parsed: ParsedAnswer, like=None) -> tuple:
     return flat
 
 
+MAX_PARTS = 256
+
+
 def _rows(span: str | None) -> list | None:
     """``(text, numbers)`` of each line of ``span`` that holds a number (on one line: of each
     ';'-separated part, else each ','-separated one); None for fewer than two, or for a part that
     does not read by itself."""
     span = plain(span or "")
     for sep in ("\n", ";", ","):
+        parts = span.split(sep, MAX_PARTS)
+        if len(parts) > MAX_PARTS:
+            return None  # no answer lists that many items: not read part by part
         rows = []
-        for text in span.split(sep):
+        for text in parts:
             p = parse_answer(text, require_span=False)
             if p.ok:
                 rows.append((text, _flat_all(_positional(p))))
@@ -668,7 +674,7 @@ def _segment_fields(specs, parsed: ParsedAnswer) -> list | None:
     if len(rows) != 2:
         return None
     said = [[_says(_words("_".join(re.findall(r"[a-z]+", text.lower()))), spec) > 0 for spec in specs] for text, _ in rows]
-    if said == [[False, True], [True, False]]:  # columns named first
+    if said == [[False, True], [True, False]]:  # the second field's list written first
         rows = rows[::-1]
     return [tuple(nums) for _, nums in rows]
 

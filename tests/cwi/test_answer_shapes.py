@@ -382,3 +382,36 @@ def test_the_same_value_said_twice_is_one_reading():
 def test_parenthesised_pair_is_one_shift_only_when_the_gold_has_one():
     assert right("double_exposure", "(-31, 0)", "[-31]")
     assert right("double_exposure", "(-31, 57)", "[-31, 57]")
+
+
+# ------------------------------------------------------------------ readings of 2.1 (README "Decisions where the card is open")
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    # clockwise is negative; counter-clockwise is the convention, unchanged
+    ("rot_scale", "rotated 161° clockwise, scale 0.92", "angle=-161.1, scale=0.921", True),
+    ("rot_scale", "rotated 161° counter-clockwise, scale 0.92", "angle=-161.1, scale=0.921", False),
+    ("ring_rotor", "ring 5, -200.7 (CW)", "ring=5, angle=-159.3", True),
+    # a shift in direction words (x to the right, y down)
+    ("alignment", "12 px to the left and 7 px up", "-12,-7", True),
+    ("alignment", "12 px to the left and 7 px up", "-12,7", False),
+    # 'image 2' names an input
+    ("congruent_pair", "shape 3 in image 1, shape 8 in image 2", "[3,8]", True),
+    # a sum's result for a count; a ratio written with % under its name
+    ("color_count", "30 + 1 (background) = 31", "31", True),
+    ("peak_count", "5 + 2 = 8", "7", False),
+    ("scan_moire", "scale: 96.1%", "0.961", True),
+    ("restore_then_measure", "percent: 37.5%", "37.5", True),
+    # SI digit groups for one value only
+    ("trace_length", "3 519", "3519.3", True),
+    ("jigsaw", "3 519", "[3,519]", True),
+])
+def test_readings_of_2_1(task, pred, gold, verdict):
+    assert right(task, pred, gold) is verdict
+
+
+def test_true_false_are_values_only_where_a_value_stands():
+    gold = "dx=-118, dy=-129, rot_k=0, fliph=1"
+    assert right("transform_chain", "(-118, -129, -0, True)", gold)
+    assert right("transform_chain", "[-118, -129, 0, true]", gold)
+    assert not right("transform_chain", "(-118, -129, 0, False)", gold)
+    assert judge("peak_count", "7 (True count)", "7").correct  # a word in prose stays prose
