@@ -142,8 +142,9 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     """First turn (``round_idx`` None): the prompt. Later: run the reply's code, or end the loop."""
     cfg = settings(lmms_eval_specific_kwargs)
     if round_idx is None:
-        from lmms_plugins.agentic_rounds import ensure_installed
         from lmms_plugins.utils.sandbox import require
+
+        from lmms_plugins.agentic_rounds import ensure_installed
 
         require()  # no confinement here (and no explicit unconfined): stop before the first request
         ensure_installed()  # lmms-eval builds first turns before it runs the rounds

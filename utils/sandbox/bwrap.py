@@ -7,7 +7,7 @@ capabilities and the seccomp filter of ``seccomp.py``. Its root is an empty read
 the allow-list of ``view.py`` read-only, ``/proc`` and ``/dev`` of its own, and three size-limited
 tmpfs: ``/tmp`` (also HOME), ``/dev/shm``, and the scratch folder ``/work`` (the working
 directory) with the input files. The program is ``/main.py`` (read-only), run by the interpreter
-with ``-I -B``.
+with ``-S -s -P -B`` and ``PYTHONPATH`` = the allow-listed site folder.
 
 Files in and out: ``bwrap`` stops before it runs the program (``--block-fd``); once its set-up is
 done (its root is no longer the host's), the evaluator opens the scratch tmpfs through
@@ -36,8 +36,9 @@ from .scratch import write_inputs
 
 WORKDIR = "/work"
 PROGRAM = "/main.py"
-#: isolated mode (no environment variables, user site or script folder on the path), no bytecode files
-PYTHON_FLAGS = ("-I", "-B")
+#: no site module (no .pth start-up hooks; the allowed packages come through PYTHONPATH, an
+#: environment this module sets whole), no user site, no script folder on the path, no bytecode files
+PYTHON_FLAGS = ("-S", "-s", "-P", "-B")
 SETUP_TIMEOUT_S = 20.0
 
 
@@ -94,10 +95,13 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
         a += ["--ro-bind", src, dest]
     for target, link in v.symlinks:
         a += ["--symlink", target, link]
-    a += ["--size", "4096", "--tmpfs", v.site_dir]
-    for src, dest, _ in v.packages:
-        a += ["--ro-bind", src, dest]
-    a += ["--remount-ro", v.site_dir]
+    if v.site_src:
+        a += ["--ro-bind", v.site_src, v.site_dir]
+    else:
+        a += ["--size", "4096", "--tmpfs", v.site_dir]
+        for src, dest, _ in v.packages:
+            a += ["--ro-bind", src, dest]
+        a += ["--remount-ro", v.site_dir]
     a += ["--proc", "/proc", "--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     a += ["--size", tmp_bytes, "--tmpfs", "/tmp"]
     a += ["--size", str((int(limits.max_scratch_mb) << 20) + input_bytes), "--tmpfs", WORKDIR]
@@ -147,7 +151,7 @@ def _wait_for_root(pid: int, proc: subprocess.Popen, deadline: float) -> int:
         if proc.poll() is not None:
             break
         time.sleep(delay)
-        delay = min(delay * 2, 0.005)
+        delay = min(delay * 2, 0.001)
     raise SandboxStartError("bwrap did not finish its set-up")
 
 
@@ -194,6 +198,7 @@ class Bwrap(Provider):
 
     def start(self, code: str, files: Mapping, limits: Limits) -> Started:
         from .seccomp import program
+        from .view import view
 
         bwrap, _ = find_bwrap()
         if bwrap is None:
@@ -213,7 +218,7 @@ class Bwrap(Provider):
         proc = scratch = None
         try:
             try:
-                proc = subprocess.Popen(argv, cwd="/", env=env("/tmp", "/tmp/.cache"), stdin=subprocess.DEVNULL,
+                proc = subprocess.Popen(argv, cwd="/", env=env("/tmp", "/tmp/.cache", view().site_dir), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=tuple(fds.values()),
                                         start_new_session=True)
             except OSError as e:

@@ -97,12 +97,37 @@ class Group:
                     time.sleep(0.01)
 
 
+@lru_cache(maxsize=1)
+def _sweep() -> None:
+    """Remove the empty cgroups of evaluators that died without cleaning up (named by their pid)."""
+    for parent in _parents()[1].values():
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            parts = name.split("_")
+            if len(parts) == 4 and name.startswith("lmms_sandbox_") and parts[2].isdigit():
+                try:
+                    os.kill(int(parts[2]), 0)
+                    continue  # its evaluator is alive
+                except ProcessLookupError:
+                    pass
+                except OSError:
+                    continue
+                try:
+                    os.rmdir(os.path.join(parent, name))
+                except OSError:
+                    pass
+
+
 def new(limits: Limits) -> Group | None:
     """A fresh cgroup limited to ``limits.memory_mb`` and ``limits.max_processes``, or None."""
     version, parents = _parents()
     if not version:
         return None
-    name = f"lmms_sandbox_{uuid.uuid4().hex[:12]}"
+    _sweep()
+    name = f"lmms_sandbox_{os.getpid()}_{uuid.uuid4().hex[:12]}"
     mem = str(int(limits.memory_mb) << 20)
     dirs: dict[str, str] = {}
     try:

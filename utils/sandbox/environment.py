@@ -6,7 +6,8 @@ import os
 import sys
 
 
-def env(home: str, cache: str) -> dict[str, str]:
+def env(home: str, cache: str, path: str) -> dict[str, str]:
+    """``path``: PYTHONPATH, where the allowed packages are (the interpreter runs without site)."""
     return {
         "PATH": os.path.dirname(os.path.realpath(sys.executable)),
         "HOME": home,
@@ -18,6 +19,7 @@ def env(home: str, cache: str) -> dict[str, str]:
         "MPLCONFIGDIR": cache,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": path,
         "PYTHONIOENCODING": "utf-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "MPLBACKEND": "Agg",

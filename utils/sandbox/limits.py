@@ -24,7 +24,7 @@ class Limits:
     cpu_s: float = 30.0  # RLIMIT_CPU of each process
     memory_mb: int = 2048  # RLIMIT_AS of each process, and the cgroup's limit for all of them
     file_size_mb: int = 64  # RLIMIT_FSIZE: largest file it may write
-    max_processes: int = 32  # RLIMIT_NPROC (processes + threads); the cgroup's pids.max
+    max_processes: int = 8  # RLIMIT_NPROC (processes + threads); the cgroup's pids.max
     max_open_files: int = 256  # RLIMIT_NOFILE
     max_output_chars: int = 8000  # kept of stdout and of stderr each (head and tail)
     max_output_bytes: int = 8_000_000  # more than this on stdout or stderr: killed, output_limit

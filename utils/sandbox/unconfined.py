@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,7 @@ class Unconfined(Provider):
             inputs = write_inputs(fd, files)
             proc = subprocess.Popen(
                 [shutil.which("prlimit") or "prlimit", *_rlimits(limits), "--", sys.executable, *PYTHON_FLAGS, program],
-                cwd=scratch, env=env(home, os.path.join(home, ".cache")), stdin=subprocess.DEVNULL,
+                cwd=scratch, env=env(home, os.path.join(home, ".cache"), os.pathsep.join(site.getsitepackages())), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         except (OSError, ValueError) as e:
             os.close(fd)
