@@ -69,11 +69,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(dict(rows), indent=1))
         return 0
     names = ("cf", "sc", "oc", "score", "edit_score", "exact_count")
-    print("| set | n | CF | SC | OC | Score (product of means) | mean per-edit score | exact count | statuses |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    # n: the edits scored; coverage: their share of the samples (failed generations are left out)
+    print("| set | n | coverage | CF | SC | OC | Score (product of means) | mean per-edit score | exact count | statuses |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, d in rows:
         statuses = ", ".join(f"{k} {v}" for k, v in d["status_counts"].items())
-        print(f"| {name} | {d['n']} | " + " | ".join(_fmt(d, n) for n in names) + f" | {statuses} |")
+        print(f"| {name} | {d['n']} | {d['coverage']:.3f} | " + " | ".join(_fmt(d, n) for n in names) + f" | {statuses} |")
     return 0
 
 
