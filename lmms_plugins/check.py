@@ -51,13 +51,15 @@ def check_run(path: str) -> tuple[int, list[str], list[dict]]:
         run = load_run(path)
     except (ResultsError, OSError, ValueError) as exc:
         return UNKNOWN, [f"{path}: {exc}"], []
+    except Exception as exc:  # noqa: BLE001 - a hand-edited file of another shape: one clear line, no traceback
+        return UNKNOWN, [f"{path}: not a results folder this command can read ({type(exc).__name__}: {exc})"], []
     groups = _groups(run)
     code, lines, rows = CLEAN, [f"{run.label}:"], []
     for name in sorted(run.tasks):
         tr = run.tasks[name]
         if name in groups:
             continue
-        nan = _not_numbers(tr.values)
+        nan = _not_numbers(tr.values if isinstance(tr.values, dict) else {})
         unknown = f"; not a number (no sample to stand on): {', '.join(nan)}" if nan else ""
         if tr.samples is None:
             code = max(code, UNKNOWN)

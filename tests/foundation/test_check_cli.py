@@ -103,3 +103,26 @@ def test_what_counts_as_pending():
     assert run_summary.sample_kinds({"abacus_score": st.sample(0.0, st.MISSING_IMAGE)}) == set()
     # a samples-file line's other fields are not records
     assert run_summary.sample_kinds({"doc": {"status": "draft"}, "target": "x", "doc_id": 3}) == set()
+
+
+def test_results_and_samples_of_any_shape_end_in_a_line_not_a_traceback(tmp_path, capsys):
+    """Hand-edited runs: every odd shape is either counted or 'cannot tell' (exit 2), never a traceback."""
+    import random
+
+    rng = random.Random(7)
+    odd = [None, [], {}, "x", 3, 2.5, float("nan"), True, [{"status": "ok"}], {"status": ["x"], "value": "1"},
+           {"status": st.GENERATION_FAILED, "value": None, "applicable": "no"}, {"value": None, "status": None}]
+    for i in range(40):
+        run = tmp_path / f"r{i}"
+        lines = [sample_line(j, {"accuracy": rng.choice(odd), "other": rng.choice(odd)}) for j in range(rng.randint(0, 3))]
+        path = write_run(run, {"cwi_alignment": {"accuracy": rng.choice(odd)}}, {"cwi_alignment": lines})
+        if i % 3 == 0:  # the results file itself of another shape
+            data = json.loads(path.read_text())
+            data[rng.choice(["results", "group_subtasks", "n-samples", "configs"])] = rng.choice(odd)
+            path.write_text(json.dumps(data))
+        if i % 5 == 0:
+            next(run.glob("*_samples_*.jsonl")).write_text(rng.choice(['[1, 2]\n', '"a"\n', 'null\n', '{"doc_id": []}\n']))
+        code = check.main([str(run)])
+        assert code in (0, 1, 2)
+        out = capsys.readouterr()
+        assert "Traceback" not in out.out + out.err and "lmms-plugins check:" in out.err
