@@ -40,6 +40,7 @@ from typing import Any
 
 from lmms_plugins.runs import ResultsError, Run, TaskResult, is_regular, load_run, metric_count, sample_key
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
+from lmms_plugins.headline import render_headline
 
 #: per-sample metric shown as the verdict of a sample, most preferred first.
 VERDICT_METRICS = ("accuracy", "abacus_score", "score", "grade_strict", "E", "D_strict", "D_f")
@@ -548,7 +549,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px;color:#212529}
 h1{font-size:22px;margin:4px 0} h2{font-size:18px;margin:20px 0 8px} h4{margin:4px 0;font-size:12px;color:#495057;text-transform:uppercase}
-table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #dee2e6;padding:3px 8px;text-align:left} td.num{text-align:right}
+table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #dee2e6;padding:3px 8px;text-align:left} td.num{text-align:right;white-space:nowrap}
 .meta{color:#495057} code{font-size:12px}
 #filters{position:sticky;top:0;background:#f8f9fa;padding:8px;border:1px solid #dee2e6;z-index:2;display:flex;gap:12px;flex-wrap:wrap;align-items:center}
 #gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px;margin-top:12px}
@@ -569,6 +570,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f8f9fa;padding:4px;ma
 .none{color:#868e96;font-size:12px}.problems{color:#c92a2a;font-size:12px}
 .imgtitle{font-size:12px;font-weight:600;color:#343a40;margin:2px 0}
 table.rubric{font-size:12px;width:100%}table.rubric td,table.rubric th{padding:2px 5px;vertical-align:top}
+table.headline tr.group td{background:#f1f3f5;font-weight:600}table.headline td{vertical-align:top}.grp{font-weight:400;color:#495057;font-size:12px}
+.verdicts{color:#495057;font-size:12px}h3{font-size:16px;margin:14px 0 4px}
 tr.ans-yes td:nth-child(4){color:#2b8a3e}tr.ans-no td:nth-child(4){color:#c92a2a}.dims{margin:4px 0;font-size:13px}
 """
 
@@ -621,7 +624,11 @@ def _count_text(tr: TaskResult, metric: str) -> str:
 
 
 def _metrics_table(run: Run) -> str:
-    rows = []
+    """Every numeric metric of the run, one table per benchmark (folded when long), then the
+    summary objects the tasks wrote (counts, per-category scores)."""
+    from lmms_plugins.headline import NAMES, ORDER
+
+    by_bench: dict[str, list[str]] = {}
     for task in sorted(run.tasks):
         tr = run.tasks[task]
         for metric, value in tr.values.items():
@@ -629,16 +636,24 @@ def _metrics_table(run: Run) -> str:
                 continue
             mm = map_metric(task, metric)
             shown = f"{mm.to_display(value):.1f} %" if mm and mm.display_unit == "percent" else f"{value:.4g}"
-            rows.append(f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
-                        f'<td class="num">{shown}</td><td class="num">{_count_text(tr, metric)}</td></tr>')
+            by_bench.setdefault(benchmark_of(task) or "other", []).append(
+                f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
+                f'<td class="num">{shown}</td><td class="num">{_count_text(tr, metric)}</td></tr>')
+    blocks = []
+    for bench in [b for b in ORDER if b in by_bench] + [b for b in by_bench if b not in ORDER]:
+        rows = by_bench[bench]
+        table = ("<table class=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
+                 + "".join(rows) + "</table>")
+        name = NAMES.get(bench, bench)
+        if len(rows) > METRIC_ROWS_OPEN:  # a long table (30 CwI tasks) folds, so the gallery is in view
+            table = f"<details class=metrics><summary>{name}: all {len(rows)} metric values (click to show)</summary>{table}</details>"
+        else:
+            table = f"<h3>{name}: every metric</h3>{table}"
+        blocks.append(table)
     summaries = "".join(
         f"<details class=summary><summary>{ESC(task)} · {ESC(metric)}</summary><pre>{ESC(json.dumps(value, indent=1, default=str)[:20000])}</pre></details>"
         for task in sorted(run.tasks) for metric, value in run.tasks[task].values.items() if isinstance(value, dict))
-    table = ("<table id=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
-             + "".join(rows) + "</table>")
-    if len(rows) > METRIC_ROWS_OPEN:  # a long table (30 CwI tasks) folds, so the gallery is in view
-        table = f"<details class=metrics><summary>{len(rows)} metric values (click to show)</summary>{table}</details>"
-    return table + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else "")
+    return "".join(blocks) + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else "")
 
 
 def _tally_cell(tally: dict) -> str:
@@ -689,6 +704,16 @@ def _select(samples: list[dict], limit: int) -> list[dict]:
     return sorted(keep, key=lambda line: line.get("doc_id", 0))
 
 
+def _judge(line: dict) -> tuple[str, str]:
+    """(status, verdict) of a sample, as its card shows them."""
+    v = verdict_of(line)
+    if not v:
+        return "no_metric", "problem"
+    item = v[1]
+    status = str(item.get("status", "ok"))
+    return status, _outcome(item.get("value"), status, item)
+
+
 def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None,
            media_root: list[str | Path] | None = None) -> str:
     cards, statuses, categories, outcomes, tasks = [], Counter(), Counter(), Counter(), Counter()
@@ -696,6 +721,8 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
     for task in sorted(run.tasks):
         tr = run.tasks[task]
         if tr.samples is None:
+            if run.groups.get(task):  # a group: its samples are its tasks' (the headline row says so)
+                continue
             if any(isinstance(v, (int, float)) for v in tr.values.values()):
                 notes.append(f"{task}: no samples file (run lmms-eval with --log_samples to see samples)")
             continue
@@ -729,7 +756,8 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
 <title>{ESC(title)}</title><style>{CSS}</style></head>
 <body>
 <h1>{ESC(title)}</h1>{meta}
-<h2>Metrics</h2>{_metrics_table(run)}{_dod_categories(run)}
+<h2>Results</h2>{render_headline(run, _judge)}
+<h2>Breakdowns</h2>{_dod_categories(run)}{_metrics_table(run)}
 {f"<ul class=notes>{note_html}</ul>" if note_html else ""}
 <h2>Samples</h2>
 <div id="filters">{filters}</div>

@@ -246,10 +246,30 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
                 n = len(samples)
             cfg = configs.get(task) if isinstance(configs.get(task), dict) else {}
             tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg, harness=harness)
+    for group, members in groups.items():  # a group's n: the samples of its tasks (lmms-eval writes none)
+        tr = tasks.get(group)
+        leaves = _leaves(groups, group)
+        if tr is not None and tr.n is None and leaves and all(t in tasks and tasks[t].n is not None for t in leaves):
+            tr.n = sum(tasks[t].n for t in leaves)
     if label is None:
         name = path.stem if path.is_file() else path.name
         label = f"{model} ({name})" if model else name
     return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls, groups=groups)
+
+
+def _leaves(groups: dict[str, list[str]], group: str) -> list[str]:
+    """The tasks (not groups) under a group, each once."""
+    out, todo, seen = [], list(groups.get(group, [])), {group}
+    while todo:
+        t = todo.pop(0)
+        if t in seen:
+            continue
+        seen.add(t)
+        if groups.get(t):
+            todo = list(groups[t]) + todo
+        else:
+            out.append(t)
+    return out
 
 
 def _lm_eval_lines(sf: Path) -> list:

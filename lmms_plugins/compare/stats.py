@@ -16,6 +16,7 @@ from lmms_plugins.utils.stats import mcnemar_exact, wilson
 
 N_BOOT = 2000
 SEED = 0
+MIN_N = 10  # a continuous metric over fewer samples gets no interval (Wilson covers 0/1 metrics at any n)
 
 
 def _is_sample_mean(values: dict[str, float] | None, reported: Any) -> bool:
@@ -63,7 +64,8 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
        (:data:`N_BOOT` resamples, seed :data:`SEED`) when the reported value is their mean;
     3. else lmms-eval's standard error (±1.96 SE, cut at [0, 1] for a 0-1 value).
 
-    Never a zero-width interval: a degenerate bootstrap or standard error gives None (no interval)."""
+    Never a zero-width interval: a continuous metric over fewer than :data:`MIN_N` samples, a
+    degenerate bootstrap or a zero standard error gives None (no interval)."""
     scale = 100.0 if mm.result_unit == "percent" else 1.0
     reported = tr.values.get(metric)
     vals = metric_values(tr, metric)
@@ -90,6 +92,9 @@ def interval_of(tr: TaskResult, metric: str, mm: MetricMap) -> Interval | None:
                                                                         and math.isfinite(x) for x in ci) and ci[1] > ci[0]):
                 n = scope.get("n") if isinstance(scope.get("n"), int) else None
                 return Interval(float(ci[0]), float(ci[1]), "the task's bootstrap" + (f" (n={n})" if n else ""), n)
+    n_known = len(vals) if vals else tr.n
+    if n_known is not None and n_known < MIN_N:
+        return None  # a bootstrap or standard error of 2 samples is no interval worth printing
     if vals and _is_sample_mean(vals, reported) and len(vals) > 1:
         from lmms_plugins.utils.stats import bootstrap_ci
 

@@ -344,9 +344,11 @@ def test_the_standard_error_interval_of_a_rate_stays_inside_zero_and_one(tmp_pat
     from lmms_plugins.runs import TaskResult
 
     mm = map_metric("abacus_add_easy", "abacus_sc")  # a continuous 0-1 factor, no samples logged
-    small = TaskResult("abacus_add_easy", {"abacus_sc": 0.25}, {"abacus_sc": 0.25}, 4, None, Path("r.json"))
+    small = TaskResult("abacus_add_easy", {"abacus_sc": 0.25}, {"abacus_sc": 0.25}, 12, None, Path("r.json"))
     iv = interval_of(small, "abacus_sc", mm)  # 0.25 ± 0.49 would reach below 0
     assert (iv.lo, iv.hi) == (0.0, pytest.approx(0.25 + 1.96 * 0.25)) and "cut at [0, 1]" in iv.method
+    assert interval_of(TaskResult("abacus_add_easy", {"abacus_sc": 0.25}, {"abacus_sc": 0.25}, 4, None, Path("r.json")),
+                       "abacus_sc", mm) is None  # 4 samples: too few for a standard error worth printing
     inside = TaskResult("abacus_add_easy", {"abacus_sc": 0.5}, {"abacus_sc": 0.1}, 40, None, Path("r.json"))
     iv = interval_of(inside, "abacus_sc", mm)
     assert (iv.lo, iv.hi) == (pytest.approx(0.304), pytest.approx(0.696)) and iv.method == "±1.96 SE (lmms-eval)"

@@ -185,6 +185,8 @@ def test_report_in_headless_chromium_filters_and_screenshot(tmp_path):
     dom2 = _browser(binary, tmp_path / "profile", "--dump-dom", page.as_uri() + "#category=maze&outcome=pass").stdout
     visible2 = [a for t, a in _parse(dom2) if t == "article" and "hidden" not in a]
     assert [a["data-key"] for a in visible2] == ["synthetic-maze-001-feasible"]
+    # the page opens on the answer: the headline table comes before the breakdowns and the gallery
+    assert dom.index("<h2>Results</h2>") < dom.index('class="headline"') < dom.index("<h2>Samples</h2>")
     # every embedded image decoded in the browser, and the overlay is drawn as SVG
     assert dom.count("data:image/") >= 9 and 'data-kind="polyline"' in dom
     # 2. a screenshot, kept as a test artefact
