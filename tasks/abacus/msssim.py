@@ -103,7 +103,6 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
     """MS-SSIM of two images (H, W) or (H, W, C) of the same shape; mask: (H, W) bool or None."""
     import numpy as np
 
-    # float32 like pytorch-msssim (and 4x faster in OpenCV); sums are taken in float64
     x, y = np.asarray(x), np.asarray(y)
     if x.shape != y.shape:
         raise ValueError(f"images differ in shape: {x.shape} vs {y.shape}")
@@ -111,6 +110,19 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
         x, y = x[:, :, None], y[:, :, None]
     if x.ndim != 3:
         raise ValueError(f"expected (H, W) or (H, W, C) images, got shape {x.shape}")
+    # One channel at a time: channels never mix until the final mean, and a third of the working
+    # set stays in cache (MS-SSIM at 512x512 RGB: 18 -> 16 ms, at 384x512: 17 -> 10 ms).
+    parts = [_one_channel(x[:, :, c : c + 1], y[:, :, c : c + 1], data_range, mask) for c in range(x.shape[2])]
+    levels, win, weights, why = parts[0][1:]
+    value = float(np.mean([p[0] for p in parts]))
+    return MSSSIMResult(value=min(1.0, value), levels=levels, win_size=win, weights=weights, why=why)
+
+
+def _one_channel(x, y, data_range: float, mask) -> tuple[float, int, int, tuple[float, ...], str]:
+    """(unclipped MS-SSIM, scales, window, weights, why) of one (H, W, 1) channel pair."""
+    import numpy as np
+
+    # float32 like pytorch-msssim (and 4x faster in OpenCV); sums are taken in float64
     # x above y in one float32 array (converted straight into it): one blur call and one square
     # for both. The 'valid' crop drops the rows where the blur window straddles the seam, so each
     # half is blurred exactly on its own.
@@ -169,9 +181,9 @@ def ms_ssim_details(x, y, *, data_range: float = 255.0, mask=None) -> MSSSIMResu
     if len(per_level) < levels:
         weights = weights * (sum(STANDARD_WEIGHTS) / weights.sum())
         why = f"{why}; {levels - len(per_level)} scale(s) without mask pixels dropped"
-    vals = np.stack([np.maximum(v, 0.0) for _, v in per_level])  # (levels, channels)
+    vals = np.stack([np.maximum(v, 0.0) for _, v in per_level])  # (levels, 1)
     value = float(np.prod(vals ** weights[:, None], axis=0).mean())
-    return MSSSIMResult(value=min(1.0, value), levels=len(per_level), win_size=win, weights=tuple(float(w) for w in weights), why=why)
+    return value, len(per_level), win, tuple(float(w) for w in weights), why
 
 
 def ms_ssim(x, y, *, data_range: float = 255.0, mask=None) -> float:
