@@ -116,7 +116,11 @@ def _fullest_record(line: dict) -> dict | None:
     return max(records, key=len) if records else None
 
 
-def _outcome(value: Any, status: str, item: dict | None = None) -> str:
+#: per-sample metrics where 1 is the bad outcome (a false refusal, a failure)
+LOWER_IS_BETTER = frozenset({"D_f", "extraction_failure_rate", "generation_failure_rate"})
+
+
+def _outcome(value: Any, status: str, item: dict | None = None, metric: str = "") -> str:
     """pass / fail / partial / pending / problem of a sample's verdict metric. A 0/1 metric (CwI
     accuracy, DoD E and D, GRADE strict) passes when it is 1 (100). An ABACUS edit passes only when
     the official definition calls it right, the requested count delivered exactly (CF = 1) and no
@@ -136,6 +140,8 @@ def _outcome(value: Any, status: str, item: dict | None = None) -> str:
         if v <= 0:
             return "fail"
         return "pass" if item["cf"] >= 1 - 1e-9 and item["oc"] >= 1 - 1e-9 else "partial"
+    if metric in LOWER_IS_BETTER:
+        return "fail" if v > 0 else "pass"
     return "pass" if v > 0 else "fail"
 
 
@@ -485,7 +491,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     metric, item = v if v else ("", {})
     status = str(item.get("status", "ok")) if item else "no_metric"
     value = item.get("value") if item else None
-    outcome = _outcome(value, status, item) if item else "problem"
+    outcome = _outcome(value, status, item, metric) if item else "problem"
     category = category_of(line, item, task)
     key = sample_key(line)
     overlays = overlays_of(line)
@@ -698,7 +704,7 @@ def _select(samples: list[dict], limit: int) -> list[dict]:
     def rank(line):
         v = verdict_of(line)
         item = v[1] if v else {}
-        return 0 if _outcome(item.get("value"), str(item.get("status", "ok")), item) != "pass" else 1
+        return 0 if _outcome(item.get("value"), str(item.get("status", "ok")), item, v[0] if v else "") != "pass" else 1
 
     keep = sorted(samples, key=rank)[:limit]
     return sorted(keep, key=lambda line: line.get("doc_id", 0))
@@ -711,7 +717,7 @@ def _judge(line: dict) -> tuple[str, str]:
         return "no_metric", "problem"
     item = v[1]
     status = str(item.get("status", "ok"))
-    return status, _outcome(item.get("value"), status, item)
+    return status, _outcome(item.get("value"), status, item, v[0])
 
 
 def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None,
@@ -737,7 +743,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
             st = str(item.get("status", "ok")) if item else "no_metric"
             statuses[st] += 1
             categories[category_of(line, item, task)] += 1
-            outcomes[_outcome(item.get("value"), st, item) if item else "problem"] += 1
+            outcomes[_outcome(item.get("value"), st, item, v[0]) if item else "problem"] += 1
             tasks[task] += 1
             cards.append(card)
     title = title or f"lmms-plugins report: {run.label}"

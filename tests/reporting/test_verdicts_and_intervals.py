@@ -125,3 +125,12 @@ def test_abacus_cards_show_the_source_image_from_the_local_data(tmp_path, monkey
     cards = R.write_report(tmp_path / "o", tmp_path / "b.html", media_root=[root]).read_text().split("<article")[1:]
     assert cards[0].count('alt="input image"') == 1  # image 900000, read by id
     assert 'alt="input image"' not in cards[1] and "image 900001 is not in" in cards[1]
+
+
+def test_a_sample_judged_by_a_lower_is_better_rate_fails_at_one(tmp_path):
+    lines = [sample_line(0, {"D_f": st.sample(1.0, st.OK, "refused a feasible request", "c-0")}),
+             sample_line(1, {"D_f": st.sample(0.0, st.OK, "edited", "c-1")}),
+             sample_line(2, {"extraction_failure_rate": st.sample(1.0, st.OK, "no <answer> span", "c-2")})]
+    write_run(tmp_path / "o", {"dod_no_hint": {"D_f": 0.5}}, {"dod_no_hint": lines})
+    cards = R.write_report(tmp_path / "o", tmp_path / "r.html").read_text().split("<article")[1:]
+    assert [c.split('data-outcome="')[1].split('"')[0] for c in cards] == ["fail", "pass", "fail"]
