@@ -134,7 +134,7 @@ def program(task: str, question: str) -> str:
 
 def reply(task: str, context: str) -> str:
     """The model's reply to one round's context."""
-    at = context.rfind(RESULT_HEADER)
+    at = context.rfind("\n" + RESULT_HEADER)  # a section header starts a line (a file name may hold its words)
     if at < 0:
         return f"I will measure it with a program.\n\n```python\n{program(task, context)}```\n"
     result = context[at:]
