@@ -479,7 +479,10 @@ def aggregate_run(items: list) -> dict:
         print(f"[lmms_plugins] {st.task_label('dod')}: {line}", file=sys.stderr)
     facts = {**M.run_facts(records), "data_problems": _data_problems()}
     kept = {k: v for k, v in facts.items() if k == "samples" or v}
-    return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading()}
+    from .refusal_classifier import model_version
+
+    # the refusal detector's classifier is a shipped file: its version says which one scored this run
+    return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading(), "refusal_model": model_version()}
 
 
 def aggregate_sample_statuses(items: list) -> dict:

@@ -7,9 +7,13 @@ best sentence. Trained on the tuning material only (``refusal_labelled.jsonl`` a
 ``refusal_tuning.jsonl``; never the frozen split in tests/dod/data/): positives are the evidence
 sentences of responses labelled as conclusions, negatives every sentence of the other responses.
 
-Training takes about two seconds on one core; it happens once per process, on first use, from the
-files shipped beside this module (no pickled model: nothing to keep in step with the scikit-learn
-version, and the result is the same on every machine).
+The fitted model is shipped beside this module (``refusal_model.json.gz``): vocabularies, IDF weights
+and coefficients as plain numbers, read back into scikit-learn objects without fitting (no pickle, so
+nothing to keep in step with the scikit-learn version). Nothing is trained at run time. Fitting is
+deterministic (liblinear, fixed order) and done by ``python -m lmms_plugins.tasks.dod.refusal_classifier
+--write`` whenever the tuning files or the sentence splitter change; ``tests/dod/test_refusal_model.py``
+checks that the shipped model is exactly what a fresh fit gives. Its version (:func:`model_version`, a
+hash of the file) is written into the results (``dod_run.refusal_model``).
 
 Combination (:func:`combine`): per sentence, z = logit(p) + W_FIRED when a rule fires on it
 (W_WEAK for the weak rules), - W_BLOCKED when a rule found a conclusion word but ruled it out
@@ -34,6 +38,8 @@ from .refusal_rules import (NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, Ru
 
 _HERE = Path(__file__).resolve().parent
 TUNING_FILES = (_HERE / "refusal_labelled.jsonl", _HERE / "refusal_tuning.jsonl")
+MODEL_FILE = _HERE / "refusal_model.json.gz"  # the fitted model (see the module docstring)
+_VECTORIZERS = ("char", "word", "ctx")
 
 # chosen by 5-fold cross-validation on the tuning material (see the module docstring)
 W_FIRED, W_WEAK, W_BLOCKED, W_JSON, B_NONE, MARGIN = 3.0, 2.0, 6.0, 4.0, -3.0, 1.5
@@ -93,19 +99,63 @@ def sentence_examples(rows: list[dict]) -> tuple[list[str], list[str], list[int]
     return xs, cs, ys
 
 
+def _vectorizers(vocabularies: dict | None = None) -> dict:
+    """The three TF-IDF vectorizers (with a fixed vocabulary when given: then they need no fitting)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    v = vocabularies or {}
+    return {
+        "char": TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True, max_features=80_000, lowercase=True,
+                                vocabulary=v.get("char")),
+        "word": TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True, token_pattern=r"(?u)\b\w[\w']*\b",
+                                lowercase=True, vocabulary=v.get("word")),
+        "ctx": TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True, max_features=20_000, lowercase=True,
+                               vocabulary=v.get("ctx")),
+    }
+
+
 class SentenceModel:
     def __init__(self, rows: list[dict]):
-        from sklearn.feature_extraction.text import TfidfVectorizer
+        """Fit on labelled rows (the tuning material): only for ``--write`` and cross-validation."""
         from sklearn.linear_model import LogisticRegression
 
         xs, cs, ys = sentence_examples(rows)
-        self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True, max_features=80_000, lowercase=True)
-        self.word = TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True, token_pattern=r"(?u)\b\w[\w']*\b", lowercase=True)
-        self.ctx = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True, max_features=20_000, lowercase=True)
+        vec = _vectorizers()
+        self.char, self.word, self.ctx = vec["char"], vec["word"], vec["ctx"]
         X = self._stack(self.char.fit_transform(xs), self.word.fit_transform(xs), self.ctx.fit_transform(cs))
         self.lr = LogisticRegression(C=4.0, class_weight="balanced", solver="liblinear", random_state=0, max_iter=200)
         self.lr.fit(X, ys)
         self.n_train = len(ys)
+
+    def state(self) -> dict:
+        """The fitted model as plain JSON values (terms in column order, IDF, coefficients)."""
+        out: dict = {"format": 1, "n_train": self.n_train, "intercept": float(self.lr.intercept_[0]),
+                     "coef": [float(x) for x in self.lr.coef_[0]]}
+        for name in _VECTORIZERS:
+            vec = getattr(self, name)
+            out[name] = {"terms": [t for t, _ in sorted(vec.vocabulary_.items(), key=lambda kv: kv[1])],
+                         "idf": [float(x) for x in vec.idf_]}
+        return out
+
+    @classmethod
+    def from_state(cls, state: dict) -> "SentenceModel":
+        """The model of :meth:`state`, without fitting anything."""
+        import numpy as np
+        from sklearn.linear_model import LogisticRegression
+
+        if state.get("format") != 1:
+            raise ValueError(f"unknown refusal model format {state.get('format')!r}")
+        self = cls.__new__(cls)
+        vec = _vectorizers({name: {t: i for i, t in enumerate(state[name]["terms"])} for name in _VECTORIZERS})
+        for name in _VECTORIZERS:
+            vec[name].idf_ = np.asarray(state[name]["idf"], dtype=np.float64)
+            setattr(self, name, vec[name])
+        self.lr = LogisticRegression()
+        self.lr.classes_ = np.array([0, 1])
+        self.lr.coef_ = np.asarray([state["coef"]], dtype=np.float64)
+        self.lr.intercept_ = np.asarray([state["intercept"]], dtype=np.float64)
+        self.n_train = int(state["n_train"])
+        return self
 
     @staticmethod
     def _stack(a, b, c):
@@ -122,47 +172,38 @@ class SentenceModel:
         return out
 
 
-def _cache_path() -> Path:
-    """Where the trained model is kept between processes: keyed by the training files, this module
-    and the scikit-learn version, so a change to any of them trains again."""
+def write_model(path: Path = MODEL_FILE) -> str:
+    """Fit on the tuning files and write the model (gzip with a fixed time stamp: the same bytes on every
+    machine for the same fit); returns its version."""
+    import gzip
+    import json
+
+    raw = json.dumps(SentenceModel(load_rows()).state(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    Path(path).write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
+    return model_version(path)
+
+
+def model_version(path: Path = MODEL_FILE) -> str:
+    """The shipped model's version: the first 12 hex digits of the sha256 of its file."""
     import hashlib
-    import os
 
-    import sklearn
-
-    h = hashlib.sha256(sklearn.__version__.encode())
-    for p in (*TUNING_FILES, Path(__file__), _HERE / "refusal_rules.py"):
-        h.update(p.read_bytes())
-    root = Path(os.environ.get("LMMS_PLUGINS_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lmms-plugins")
-    return root / f"dod-refusal-model-{h.hexdigest()[:16]}.pkl"
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
 
 
 @lru_cache(maxsize=1)
 def default_model() -> SentenceModel:
-    """The model trained on the tuning files: loaded from the cache when it is there (written by this
-    package, keyed as above), else trained (a few seconds) and cached. Training is deterministic, so
-    a cached model equals a fresh one."""
-    import pickle
+    """The shipped model (``refusal_model.json.gz``), read once per process; nothing is fitted here."""
+    import gzip
+    import json
 
     with _lock:
         try:
-            path = _cache_path()
-            with path.open("rb") as f:
-                model = pickle.load(f)
-            if isinstance(model, SentenceModel):
-                return model
-        except Exception:  # noqa: BLE001 - no cache, or one from elsewhere: train
-            pass
-        model = SentenceModel(load_rows())
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            with tmp.open("wb") as f:
-                pickle.dump(model, f)
-            os.replace(tmp, path)
-        except Exception:  # noqa: BLE001 - a read-only home: keep the model in memory only
-            pass
-        return model
+            state = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"the DoD refusal model {MODEL_FILE} is missing or unreadable ({exc}); "
+                               "reinstall the package or rebuild it with "
+                               "`python -m lmms_plugins.tasks.dod.refusal_classifier --write`") from exc
+        return SentenceModel.from_state(state)
 
 
 def _logit(p: float) -> float:
@@ -225,3 +266,11 @@ def combine(text: str, rules: RuleResult) -> RefusalDecision:
             evidence, rule = text[a:b], "classifier" if jv is not True else "json_verdict"
     why = f"z={z:.2f} ({'rules: ' + rules.why if rules.refused else 'no rule fired'}; classifier p={p:.2f})"
     return RefusalDecision(refused, evidence, rule, why, False, rules.rejected, verdict, p)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python -m lmms_plugins.tasks.dod.refusal_classifier --write   (refit and write refusal_model.json.gz)")
+    print(f"wrote {MODEL_FILE} (version {write_model()})")

@@ -61,7 +61,7 @@ def test_a_5mb_output_is_analysed_through_a_bounded_window(monkeypatch):
     """5 MB of ". " (2.5 million empty sentences) cost 19 s and 600 MB: only the window is split."""
     from lmms_plugins.tasks.dod import refusal_classifier as C
 
-    C.default_model()  # trained once, before counting (training reads the tuning files)
+    C.default_model()  # loaded once, before counting (the shipped model)
     seen = {"sentences": 0}
     real = C.SentenceModel.sentence_probs
 
