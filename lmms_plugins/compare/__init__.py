@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--label", action="append", default=[], help="a name for each run, in order (default: model and folder)")
     p.add_argument("--out", default="lmms-plugins-compare", help="folder for compare.md, compare.csv and the PNG charts")
     p.add_argument("--no-chart", action="store_true", help="do not draw the PNG charts (no matplotlib needed)")
+    p.add_argument("--full", action="store_true", help="print every table (default: a short summary; the full "
+                                                         "tables are in compare.md and compare.csv either way)")
     return p
 
 
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print("lmms-plugins compare: the results hold no metric of this package's tasks "
               f"({', '.join(sorted({t for r in cmp.runs for t in r.tasks})) or 'no task'})", file=sys.stderr)
         return 1
-    print(cmp.text)
+    print(cmp.text if args.full else cmp.summary)
     return 0
 
 

@@ -77,6 +77,12 @@ class Comparison:
         return render_text(self)
 
     @property
+    def summary(self) -> str:
+        from lmms_plugins.compare.render import render_summary
+
+        return render_summary(self)
+
+    @property
     def markdown(self) -> str:
         from lmms_plugins.compare.render import render_markdown
 

@@ -63,6 +63,80 @@ def column_names(labels: list[str], width: int = COLUMN_WIDTH) -> dict[str, str]
     return out
 
 
+def bound_lines(blk: Block) -> list[str]:
+    """What the table says about each stated bound (a ``kind=upper_bound`` row), written from the
+    numbers of the table itself: each run above or within it, and the published rows above it."""
+    unit, out = blk.unit_suffix, []
+    for c in blk.community:
+        if c.kind != "upper_bound":
+            continue
+        bound = community_value(c, blk.mm)
+        for e in blk.entries:
+            side = "above" if e.value > bound else "within"
+            out.append(f"{e.run}: {fmt_value(e.value, unit)} is {side} the bound {fmt_value(bound, unit)} stated for "
+                       f"{c.model} ({c.source})")
+        over = [r for r in blk.community if r.kind == "score" and community_value(r, blk.mm) > bound]
+        if over:
+            out.append("published rows above that bound: " + ", ".join(
+                f"{r.model} {fmt_value(community_value(r, blk.mm), unit)}" for r in over)
+                + "; the sources do not say why")
+    return out
+
+
+#: the benchmark's primary metrics, shown in the summary (as in the report's headline)
+SUMMARY_METRICS = {"dod": ("E", "D_strict"), "abacus": ("abacus_score",), "grade": ("grade_strict",), "cwi": ("accuracy",)}
+
+
+def summary_blocks(cmp: Comparison) -> list[Block]:
+    """The blocks of the summary: per benchmark, the primary metrics of its top-level tasks (a group
+    that no other group holds, or a task outside every group)."""
+    members = {t for r in cmp.runs for g, ts in r.groups.items() for t in ts if t != g}
+    return [b for b in cmp.blocks if b.metric in SUMMARY_METRICS.get(b.benchmark, ()) and b.task not in members]
+
+
+def render_summary(cmp: Comparison) -> str:
+    """The answer in about 20 lines: per benchmark, each run's primary metrics with interval, n and
+    rank among the published rows; the paired tests of those metrics; where the full tables are."""
+    out = io.StringIO()
+    w = out.write
+    w("Runs: " + "; ".join(f"#{i} {r.label} ({r.path})" for i, r in enumerate(cmp.runs, 1)) + "\n")
+    blocks = summary_blocks(cmp)
+    keys = {(b.task, b.metric) for b in blocks}
+    for bench in BENCH_ORDER:
+        mine = [b for b in blocks if b.benchmark == bench]
+        if not mine:
+            continue
+        w(f"{BENCH_NAMES[bench]}:\n")
+        for blk in mine:
+            unit = blk.unit_suffix
+            scored = sorted((community_value(c, blk.mm) for c in blk.community if c.kind == "score"))
+            pub = (f"published {fmt_value(scored[0], unit)}–{fmt_value(scored[-1], unit)} ({len(scored)} models)"
+                   if len(scored) > 1 else f"published {fmt_value(scored[0], unit)}" if scored else "no published numbers")
+            cells = []
+            for e in blk.entries:
+                rank = f", rank {e.rank}/{len(scored) + 1}" if e.rank else ""
+                cells.append(f"{e.run} {fmt_value(e.value, unit)}{unit and ' %'} {_ci_text(e, unit)} n={e.n}{rank}".replace("  ", " "))
+            w(f"  {blk.task} · {blk.mm.label}: " + "; ".join(cells) + f" | {pub}\n")
+    tests = [p for p in cmp.paired if (p.task, p.metric) in keys]
+    if tests:
+        w(f"Paired on shared samples ({tests[0].run_b} − {tests[0].run_a}):\n" if len(cmp.runs) == 2 else "Paired tests:\n")
+        for p in tests:
+            unit = "%" if map_metric(p.task, p.metric).display_unit == "percent" else ""
+            if p.test == "none":
+                w(f"  {p.task} · {p.label}: no test ({p.note})\n")
+                continue
+            who = "" if len(cmp.runs) == 2 else f"{p.run_b} − {p.run_a}: "
+            w(f"  {p.task} · {p.label}: {who}Δ {('%+.1f' if unit else '%+.3f') % p.diff} [{fmt_value(p.ci[0], unit)}, "
+              f"{fmt_value(p.ci[1], unit)}], {p.test} p = {p.p_value:.3g}, n = {p.n_shared}\n")
+    hidden = len(cmp.blocks) - len(blocks)
+    where = ", ".join(str(p) for k, p in cmp.files.items() if k in ("markdown", "csv")) or "lmms-plugins compare --full"
+    w(f"{hidden} more tables (every task and metric, published rows, notes, per-task tests): {where}"
+      + ("; or --full" if cmp.files else "") + "\n")
+    for warn in cmp.warnings:
+        w(f"warning: {warn}\n")
+    return out.getvalue()
+
+
 def render_text(cmp: Comparison) -> str:
     out = io.StringIO()
     w = out.write
@@ -91,11 +165,8 @@ def render_text(cmp: Comparison) -> str:
                 deltas = "".join(f" {('%+.1f' if unit else '%+.3f') % row['deltas'][r] if r in row['deltas'] else '':>{max(9, len(h))}}"
                                  for r, h in zip(runs, heads))
                 w(f"  {rank:>5}  {row['who']:<{who_w}} {fmt_value(row['value'], unit):>7} {row['ci']:<17}{deltas}  {row['source']}\n")
-            for c in blk.community:
-                if c.kind == "upper_bound":
-                    for e in blk.entries:
-                        above = e.value > community_value(c, blk.mm)
-                        w(f"  {e.run}: {'above' if above else 'within'} the published ceiling {fmt_value(community_value(c, blk.mm), unit)} ({c.notes})\n")
+            for line in bound_lines(blk):
+                w(f"  {line}\n")
             for note in dict.fromkeys(blk.notes):
                 w(f"  note: {note}\n")
         rest = [b for b in blks if not b.community and b.mm.headline]

@@ -131,8 +131,33 @@ class PairedTest:
 
 
 
+def pooled(run: Run, task: str) -> TaskResult:
+    """A task as it is; a group without samples of its own with the samples of its tasks, each
+    sample's id prefixed by its task (ids of two tasks may coincide). Its value is tested over
+    samples only where it is their plain mean (a pooled accuracy, not a product of means)."""
+    from dataclasses import replace
+
+    from lmms_plugins.runs import _leaves
+
+    tr = run.tasks[task]
+    leaves = _leaves(run.groups, task) if tr.samples is None else []
+    if not leaves or any(run.tasks.get(t) is None or run.tasks[t].samples is None for t in leaves):
+        return tr
+    lines = []
+    for t in leaves:
+        for line in run.tasks[t].samples:
+            copy = dict(line)
+            for k, v in line.items():
+                if isinstance(v, dict) and v.get("id") is not None and "value" in v:
+                    copy[k] = {**v, "id": f"{t}/{v['id']}"}
+            if not any(isinstance(v, dict) and v.get("id") is not None and "value" in v for v in line.values()):
+                copy["doc_id"] = f"{t}/{line.get('doc_id')}"
+            lines.append(copy)
+    return replace(tr, samples=lines, inputs=None)
+
+
 def paired_test(task: str, metric: str, mm: MetricMap, a: Run, b: Run) -> PairedTest:
-    ta, tb = a.tasks[task], b.tasks[task]
+    ta, tb = pooled(a, task), pooled(b, task)
     va, vb = sample_values(ta.samples, metric), sample_values(tb.samples, metric)
     base = dict(task=task, metric=metric, label=mm.label, run_a=a.label, run_b=b.label)
     if ta.samples is None or tb.samples is None:

@@ -166,7 +166,7 @@ def test_no_hint_ceiling_is_reported(tmp_path):
     write_run(tmp_path / "run", {"dod_no_hint": {"D_strict": 0.05}})
     text = C.compare([tmp_path / "run"], labels=["mine"]).text
     assert "all evaluated UMMs (ceiling)" in text
-    assert "mine: above the published ceiling 1.7" in text
+    assert "mine: 5.0 is above the bound 1.7 stated for all evaluated UMMs" in text
 
 
 def test_abacus_names_map_to_the_operation_tier_rows(tmp_path):

@@ -50,9 +50,9 @@ def test_an_lm_eval_results_folder_is_read_like_an_lmms_eval_one(tmp_path):
     acc = next(b for b in cmp.blocks if b.task == "cwi_color_count" and b.metric == "accuracy")
     assert acc.entries[0].value == 75.0 and acc.entries[0].ci_method == "Wilson (3/4)" and acc.entries[0].n == 4
     assert "cwi_color_count" in cmp.text and "fake (lme)" in cmp.text
-    # two lm-eval runs: the group has no samples file, and the note names lm-eval's flag
     p = next(p for p in C.compare([tmp_path / "lme", tmp_path / "lme"]).paired if p.task == "cwi_color" and p.metric == "accuracy")
-    assert p.test == "none" and p.note.endswith("run lm-eval with --log_samples)")
+    # a group has no samples file: it is tested on its tasks' samples, pooled (the same run twice: no change)
+    assert p.test == "McNemar exact" and p.n_shared == 8 and p.discordant == (0, 0)
 
 
 def test_a_results_file_given_directly_is_read_by_the_cli(tmp_path, capsys):
