@@ -72,7 +72,7 @@ def chart_figure(cmp: Comparison, bench: str):
                 tick.set_fontweight("bold")
         for c in blk.community:
             if c.kind == "upper_bound":
-                ax.axvline(community_value(c, blk.mm), color="black", linestyle="--", linewidth=1, label="published ceiling")
+                ax.axvline(community_value(c, blk.mm), color="black", linestyle="--", linewidth=1, label=f"bound stated for {c.model}")
                 ax.legend(fontsize=7, loc="lower right")
         ax.set_xlim(0, 100 if blk.mm.display_unit == "percent" else 1.0)
         ax.set_title("\n".join(textwrap.wrap(f"{blk.task} · {blk.mm.label}", 48)), fontsize=9)
@@ -100,17 +100,19 @@ def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: di
     height = 0.8 / max(1, len(runs))
     fig, ax = plt.subplots(figsize=(8, 1.6 + 0.28 * len(tasks) * max(1, len(runs))), layout="constrained")
     for j, run in enumerate(runs):
-        ys, vals, lo, hi = [], [], [], []
+        ys, vals, whiskers = [], [], []
         for i, task in enumerate(tasks):
             e = next((e for e in chosen[task].entries if e.run == run), None)
             if e is None:
                 continue
             ys.append(i + (j - (len(runs) - 1) / 2) * height)
             vals.append(e.value)
-            lo.append(max(0.0, e.value - e.ci[0]) if e.ci else 0.0)
-            hi.append(max(0.0, e.ci[1] - e.value) if e.ci else 0.0)
+            if e.ci:  # a whisker only where the run has an interval (the tables' rule)
+                whiskers.append((ys[-1], e.value, max(0.0, e.value - e.ci[0]), max(0.0, e.ci[1] - e.value)))
         ax.barh(ys, vals, height=height, color=colours[run], label=run)
-        ax.errorbar(vals, ys, xerr=[lo, hi], fmt="none", ecolor="black", elinewidth=1, capsize=2)
+        if whiskers:
+            y, v, lo, hi = zip(*whiskers)
+            ax.errorbar(v, y, xerr=[lo, hi], fmt="none", ecolor="black", elinewidth=1, capsize=2)
     ax.set_yticks(range(len(tasks)), [f"{t} · {chosen[t].mm.label}" for t in tasks], fontsize=8)
     unit = chosen[tasks[0]].mm.display_unit if tasks else "fraction"
     ax.set_xlim(0, 100 if unit == "percent" else 1.0)
