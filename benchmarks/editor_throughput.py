@@ -1,18 +1,19 @@
 """openai_image_edit throughput against a loopback Images server with a fixed latency.
 
-    python benchmarks/editor_throughput.py                      # 200 requests, 0.5 s latency, concurrency 8
+    python benchmarks/editor_throughput.py                      # 200 requests, 0.5 s latency, concurrency 8 and 32
     python benchmarks/editor_throughput.py --concurrency 1 4 8 16 --requests 200 --latency 0.5
 
 What it measures (figures go to the top README, section "Image editors"):
 
 * wall time of ``generate_until`` on N requests (512x512 RGB inputs, 512x512 PNG replies) against a
   server that holds every reply ``latency`` seconds, as a ratio to the ideal
-  ``N * latency / concurrency`` (goal: <= 1.3 at concurrency 8);
+  ``N * latency / concurrency`` (goal: <= 1.2 at concurrency 8 and 32);
 * the package's own overhead per request: the same N requests with no latency and concurrency 1,
   minus the server's own time per request (it reports the time it spends parsing and answering),
   and the CPU time of the client process per request (what a busy machine cannot hide).
   This is what the model class, the openai client and HTTP on 127.0.0.1 cost: encoding the input
-  PNG, the multipart upload, decoding the b64 reply and writing the edited image.
+  PNG, the multipart upload, decoding the b64 reply and writing the edited image (goal: under 5 %
+  of a 0.5 s call, 25 ms).
 
 The server runs in its own process so that it does not share the client's interpreter lock.
 """
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--requests", type=int, default=200)
     p.add_argument("--latency", type=float, default=0.5)
-    p.add_argument("--concurrency", type=int, nargs="+", default=[8])
+    p.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
     p.add_argument("--size", type=int, default=512, help="input and output side in pixels")
     p.add_argument("--content", choices=("photo", "noise"), default="photo", help="what the test images hold")
     p.add_argument("--overhead-requests", type=int, default=100)
