@@ -22,13 +22,14 @@ import json
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "dod"))
 
 import independent_maze_render_r2 as r2  # noqa: E402
+from dod_maze_independent import failures, table  # noqa: E402  (round 1's report format)
 
 
 def make_pairs(root: Path, seed: int, pitches, pairs_per_pitch: int):
@@ -50,7 +51,8 @@ def make_pairs(root: Path, seed: int, pitches, pairs_per_pitch: int):
 
 
 def run(pairs, seed: int, verify=None, classes=None, forms=None):
-    """Rows: (pitch, pair, class, pen, form, expect_ok, ok, reason)."""
+    """Rows in the layout of round 1's benchmark (its ``table`` and ``failures`` print them):
+    (pair, class, pen@pitch, form, expect_ok, ok, reason)."""
     from PIL import Image
 
     if verify is None:
@@ -64,33 +66,9 @@ def run(pairs, seed: int, verify=None, classes=None, forms=None):
             inp, ev = (img_a, ev_a) if case.on == "A" else (img_b, ev_b)
             for form in forms or case.forms:
                 v = verify(inp, r2.finish(case.image, form), ev)
-                rows.append((pitch, pid, case.cls, case.pen, form, case.expect_ok, v.ok, v.reason))
+                rows.append((f"{pid}@{pitch}px", case.cls, f"{case.pen}@{pitch}px", form, case.expect_ok, v.ok, v.reason))
         print(f"  pitch {pitch} {pid}: {len(rows)} verdicts so far", file=sys.stderr)
     return rows
-
-
-def table(rows) -> str:
-    by = defaultdict(list)
-    for row in rows:
-        by[row[2]].append(row)
-    lines = ["| class | expected | right | verdicts |", "|---|---|---:|---|"]
-    for cls in sorted(by, key=lambda c: (not by[c][0][5], c)):
-        rs = by[cls]
-        right = sum(r[5] == r[6] for r in rs)
-        reasons = Counter(r[7] for r in rs)
-        lines.append(f"| {cls} | {'accept' if rs[0][5] else 'reject'} | {right}/{len(rs)} | "
-                     + ", ".join(f"{k} {v}" for k, v in reasons.most_common()) + " |")
-    good = [r for r in rows if r[5]]
-    bad = [r for r in rows if not r[5]]
-    lines.append(f"| **all correct drawings** | accept | {sum(r[6] for r in good)}/{len(good)} | |")
-    lines.append(f"| **all wrong drawings** | reject | {sum(not r[6] for r in bad)}/{len(bad)} | |")
-    return "\n".join(lines)
-
-
-def failures(rows, limit=60) -> str:
-    bad = Counter((r[2], r[0], r[3], r[4], r[7]) for r in rows if r[5] != r[6])
-    return "\n".join(f"  {k[0]:30s} pitch {k[1]:2d} {k[2]:28s} {k[3]:16s} -> {k[4]} x{v}"
-                     for k, v in bad.most_common(limit))
 
 
 def main(argv=None) -> int:
@@ -105,7 +83,7 @@ def main(argv=None) -> int:
         pairs = make_pairs(Path(tmp), args.seed, [int(p) for p in args.pitches.split(",")], args.pairs_per_pitch)
         rows = run(pairs, args.seed)
     print(table(rows))
-    print(f"\nwrong verdicts (class, pitch, pen, form -> reason):\n{failures(rows)}")
+    print(f"\nwrong verdicts (class, pen@pitch, form -> reason):\n{failures(rows, 60)}")
     print(f"\n{len(rows)} verdicts in {time.time() - t0:.0f} s")
     if args.json:
         args.json.write_text(json.dumps(rows))
