@@ -20,6 +20,7 @@ mismatch is reported, after trying the 8 rotations/reflections of the record.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -57,9 +58,13 @@ class UnreadableGrid(ValueError):
 
 
 def _hue(rgb) -> float:
+    return _hue_of(*(float(v) for v in rgb))
+
+
+@functools.lru_cache(maxsize=256)  # a handful of colours, asked for on every verification
+def _hue_of(r: float, g: float, b: float) -> float:
     import math
 
-    r, g, b = (float(v) for v in rgb)
     return math.degrees(math.atan2(0.8660254 * (g - b), r - 0.5 * (g + b))) % 360
 
 
@@ -70,7 +75,11 @@ def _hue_diff(a: float, b: float) -> float:
 
 def path_class(path_color: Sequence[int]) -> int:
     """The class path pixels of this colour fall in (RED or GREEN when they share the hue)."""
-    h = _hue(path_color)
+    return _path_class_of(_hue(path_color))
+
+
+@functools.lru_cache(maxsize=256)
+def _path_class_of(h: float) -> int:
     if _hue_diff(h, _hue(RED_RGB)) <= SAME_HUE_DEG:
         return RED
     if _hue_diff(h, _hue(GREEN_RGB)) <= SAME_HUE_DEG:

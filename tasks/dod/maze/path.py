@@ -11,16 +11,19 @@ keep the hue, which is what the colour classes test.
 The endpoints are judged on pixels, not cells: the start and end cells are filled with colours
 that a path may share (the default path red is in the end's colour class), so a path colour
 inside them proves nothing.  Instead the drawn line must *reach* each endpoint: near the
-endpoint, at a fixed local resolution, the pixels of the path colour or the endpoint's colour
-must join the line in a drawn neighbour cell to the endpoint's interior, with gaps of at most
-``BRIDGE`` x pitch bridged (a thin grid line drawn over the path, anti-aliasing).  A line that
+endpoint, at 48 px per cell, the pixels of the path colour or the endpoint's colour (or a mix of
+the endpoint's fill and a path-class colour) must join the line in a drawn neighbour cell to the
+endpoint's interior, with gaps of 2 px bridged (a grid line drawn over the path).  A line that
 ends at the neighbour's centre leaves a passage-coloured gap of (0.5 - width / 2) x pitch and
-does not reach; a line that runs into the cell or only touches its edge does.
+does not reach; a line that runs into the cell or only touches its edge does.  An endpoint cell
+covered by the path's own stroke keeps its fill (``endpoint_keep``).
 
 Passages are also measured on their central 80 % (a line along one side of its corridor), and a
 passage at a turn between two drawn cells counts with 1 % there (a line hugging the inside of the
-turn).  Last, ``line_pieces`` reads the line's pixels again at 24-48 px per cell: a gap of a few
-pixels leaves every cell covered but splits the line in two.
+turn); so does a wall (a stroke crossing a wall's corner or edge crosses it).  Last,
+``line_pieces`` reads the line's pixels again at 48 px per cell: a gap of a few pixels leaves
+every cell covered but splits the line in two.  Contact and continuity are first read on the
+working-resolution classes (solid pixels, nothing bridged), which settles a clean drawing.
 """
 
 from __future__ import annotations

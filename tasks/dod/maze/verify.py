@@ -18,8 +18,9 @@ Reasons, checked in this order:
   recoloured, or the whole grid warped): too few of its central pixels keep the input's class
   (walls and undrawn passages 75 %, lower in noisy images, never below 50 %; drawn cells and
   endpoints 50 %; ``details["altered_cells"]``); cells under the path may be any mix of passage and path
-  colour, and walls under the path are left to the next check;
-* ``crosses_wall``: a wall cell is covered by the path (``details["wall_cells"]``);
+  colour, an endpoint any mix of its fill and the path's stroke, and walls under the path are
+  left to the next check;
+* ``crosses_wall``: a wall cell is covered by the path, however thin the stroke (``details["wall_cells"]``);
 * ``disconnected``: the drawn cells (with start and end) fall into several 4-connected pieces:
   a gap, a diagonal jump or stray marks; or the cells make one piece but the line's pixels do
   not (a gap of a few pixels inside the path, ``details["line_pieces"]``);
