@@ -119,7 +119,7 @@ def rows_of(run: Run, judge) -> list[Row]:
             raw = values.get(metric)
             why = ""
             if raw is None or not math.isfinite(raw):
-                value, why = None, "not known: no sample the metric applies to" if raw is not None else f"not a number ({tr.values.get(metric)!r})"
+                value, why = None, "not known: no sample the metric applies to" if raw is not None else "not a number"
             else:
                 value = mm.to_display(raw)
             iv = interval_of(tr, metric, mm) if value is not None else None

@@ -118,6 +118,8 @@ def task_values(task: str, tr: TaskResult) -> dict[str, float]:
     """A task's numeric metrics, plus a headline number a benchmark keeps only inside its summary dict:
     ABACUS groups report Score (a product of pooled means, not a mean) only in ``abacus_leaderboard``."""
     out = {m: float(v) for m, v in tr.values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    # null: a metric over no sample, as a task may write it (NaN in lmms-eval's JSON is the same): not known
+    out.update({m: math.nan for m, v in tr.values.items() if v is None})
     if benchmark_of(task) == "abacus" and not any((map_metric(task, m) or MetricMap("", "", "", "")).community_metric == "Score" for m in out):
         for v in tr.values.values():
             if isinstance(v, dict) and isinstance(v.get("score"), (int, float)) and not isinstance(v.get("score"), bool):

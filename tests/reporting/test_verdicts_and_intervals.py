@@ -134,3 +134,15 @@ def test_a_sample_judged_by_a_lower_is_better_rate_fails_at_one(tmp_path):
     write_run(tmp_path / "o", {"dod_no_hint": {"D_f": 0.5}}, {"dod_no_hint": lines})
     cards = R.write_report(tmp_path / "o", tmp_path / "r.html").read_text().split("<article")[1:]
     assert [c.split('data-outcome="')[1].split('"')[0] for c in cards] == ["fail", "pass", "fail"]
+
+
+def test_a_metric_over_no_sample_is_said_to_be_unknown_whether_nan_or_null(tmp_path):
+    write_run(tmp_path / "a", {"dod_no_hint": {"E": float("nan"), "D_strict": None, "D_f": 0.0,
+                                               "generation_failure_rate": 1.0}})
+    cmp = C.compare([tmp_path / "a"], labels=["mine"])
+    for metric in ("E", "D_strict"):
+        blk = next(b for b in cmp.blocks if b.metric == metric)
+        assert not blk.entries and "mine: no value (NaN: no sample the metric applies to)" in blk.notes
+    text = R.write_report(tmp_path / "a", tmp_path / "r.html").read_text()
+    head = text.split("<h2>Results</h2>")[1].split("<h2>Breakdowns</h2>")[0]
+    assert head.count("not known: no sample the metric applies to") == 2
