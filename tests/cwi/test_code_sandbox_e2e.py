@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import run_lmms_eval_cli  # noqa: E402
-from lmms_plugins.tasks.cwi.generate import main as make_data  # noqa: E402
+from conftest import run_lmms_eval_cli
+from lmms_plugins.tasks.cwi.generate import main as make_data
 
 TASK = "color_count"
 

@@ -43,8 +43,6 @@ from .limits import (
 from .provider import PROVIDER_ENV, chosen, get
 from .run import run_python
 
-BACKEND_ENV = PROVIDER_ENV  # the name the tasks used before
-
 
 class SandboxUnavailable(PreflightError):
     """Code tasks cannot run here as configured: says what is missing and how to get it."""
@@ -78,7 +76,6 @@ def capabilities() -> dict:
 
 
 __all__ = [
-    "BACKEND_ENV",
     "ERROR",
     "KILLED",
     "MEMORY",

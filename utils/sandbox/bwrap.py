@@ -204,7 +204,7 @@ class Bwrap(Provider):
         if bwrap is None:
             raise SandboxStartError(_check() or "bwrap not found")
         sizes = _input_sizes(files)
-        prog = os.memfd_create("main.py", 0)
+        prog = os.memfd_create("main.py")  # close-on-exec: only bwrap gets it (pass_fds)
         os.write(prog, code.encode("utf-8", errors="replace"))
         os.lseek(prog, 0, os.SEEK_SET)
         sec_r, sec_w = os.pipe()
