@@ -173,7 +173,7 @@ def end_lines(all_counts: Iterable[TaskCounts] | None = None) -> list[str]:
         return []
     total = sum(c.samples for c in bad)
     lines = [f"[lmms_plugins] WARNING: {len(bad)} task(s) have samples that were not generated or not scored "
-             f"({total} samples in those tasks); their metrics stand on fewer samples (README of each benchmark). "
+             f"({total} samples in those tasks); how each metric counts them: the benchmark's README. "
              f"`lmms-plugins check <output_path>` exits non-zero on such a run."]
     lines += [f"[lmms_plugins]   {c.line()}" for c in bad]
     return lines
