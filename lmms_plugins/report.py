@@ -231,6 +231,8 @@ def outside_reason(ref: str, allowed: list[Path] | None) -> str:
         return ""
     if ref.startswith(("http://", "https://")):
         return ""  # shown as a link by the thumbnailer, never fetched
+    if not allowed:
+        return f"not embedded: {ref} is a path where only an inline image is taken"
     if not Path(ref).is_absolute():  # resolve_media found it under no root
         return f"image not readable: {ref} is under none of the run folder, the --media-root folders and the data root"
     try:

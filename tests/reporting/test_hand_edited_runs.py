@@ -200,3 +200,14 @@ def test_report_embeds_input_images_only_from_the_run_the_media_roots_and_the_da
     assert (tmp_path / "b.html").read_text().count('alt="input image"') == 4
     monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(tmp_path / "home"))
     assert R.write_report(run, tmp_path / "c.html").read_text().count('alt="input image"') == 4
+
+
+def test_round_images_are_embedded_only_when_inline(tmp_path):
+    outside = _png(tmp_path / "home" / "me" / "secret.png")
+    trace = {"executions": [{"round": 1, "status": "ok", "exit_code": 0, "stdout": "",
+                             "images": [{"name": "a.png", "thumb": outside}, {"name": "b.png", "thumb": R.thumbnail(outside, 32)[0]}]}],
+             "replies": ["```python\nprint(1)\n```"], "ended": "answer"}
+    line = sample_line(0, {"accuracy": st.sample(1.0, st.OK, "", "it-0")}, output=json.dumps({"trace": trace}))
+    write_run(tmp_path / "run", {"cwi_code_alignment": {"accuracy": 1.0}}, {"cwi_code_alignment": [line]})
+    card = R.write_report(tmp_path / "run", tmp_path / "r.html").read_text().split("<article")[1]
+    assert card.count('alt="output image"') == 1 and "is a path where only an inline image is taken" in card
