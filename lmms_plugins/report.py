@@ -32,6 +32,7 @@ import functools
 import html
 import io
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -263,7 +264,7 @@ def media_roots(task: str, run: Run, extra: list[str | Path] | None = None) -> l
         if root is not None:
             roots.append(root)
     base = run.path if run.path.is_dir() else run.path.parent
-    return roots + [base]
+    return [Path(os.path.abspath(p)) for p in roots + [base]]  # a relative --media-root is the current folder's
 
 
 def _svg(overlay: dict, size: tuple[int, int]) -> str:

@@ -211,3 +211,14 @@ def test_round_images_are_embedded_only_when_inline(tmp_path):
     write_run(tmp_path / "run", {"cwi_code_alignment": {"accuracy": 1.0}}, {"cwi_code_alignment": [line]})
     card = R.write_report(tmp_path / "run", tmp_path / "r.html").read_text().split("<article")[1]
     assert card.count('alt="output image"') == 1 and "is a path where only an inline image is taken" in card
+
+
+def test_a_relative_media_root_is_taken_from_the_current_folder(tmp_path, monkeypatch):
+    for var in ("LMMS_PLUGINS_DOD_ROOT", "LMMS_PLUGINS_DATA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    _png(tmp_path / "data" / "image" / "m-1.png")
+    line = sample_line(0, {"E": st.sample(1.0, st.OK, "", "m-1", record={"category": "maze"})}, media=["image/m-1.png"])
+    write_run(tmp_path / "run", {"dod_no_hint": {"E": 1.0}}, {"dod_no_hint": [line]})
+    monkeypatch.chdir(tmp_path)
+    assert R.main(["run", "--out", "r.html", "--media-root", "data"]) == 0
+    assert (tmp_path / "r.html").read_text().count('alt="input image"') == 1
