@@ -20,7 +20,7 @@
 * ``--fit``: 5-fold cross-validation on the tuning material (train the classifier on 4/5, score
   the rest) and a grid search of the combination weights; prints the best ones.
 * ``--errors``: list the misclassified responses (tuning split only; the frozen split stays unread).
-* ``--text all|reasoning``: what the detector reads (``refusal_text.py``). ``all`` (default here:
+* ``--text all|reasoning``: what the detector reads (``refusal/text.py``). ``all`` (default here:
   the labels of these sets were written on the whole output, so the figures stay comparable) or
   ``reasoning`` (the package's default, the official protocol): the detector reads the reasoning
   part and a label counts only if its evidence lies in it (or it is the official ``[ABSTAIN]``).
@@ -48,9 +48,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from lmms_plugins.tasks.dod import refusal_classifier as C
-from lmms_plugins.tasks.dod.refusal_rules import official_abstain, rule_refusal
-from lmms_plugins.tasks.dod.refusal_text import detect_in, reasoning_part, text_to_read
+from lmms_plugins.tasks.dod.refusal import classifier as C
+from lmms_plugins.tasks.dod.refusal.rules import official_abstain, rule_refusal
+from lmms_plugins.tasks.dod.refusal.text import detect_in, reasoning_part, text_to_read
 
 ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "tests" / "dod" / "data" / "refusal_frozen.jsonl"
@@ -249,7 +249,7 @@ def scaling() -> None:
     import time
     import tracemalloc
 
-    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+    from lmms_plugins.tasks.dod.refusal import detect_refusal
     from lmms_plugins.utils.judge_client import extract_json
 
     def no_json(text):
@@ -287,8 +287,8 @@ FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written h
 
 def routing(reading: str) -> None:
     """Judge-free and hybrid figures, and the hybrid routing, on round 3 and the third frozen split."""
-    from lmms_plugins.tasks.dod.refusal_language import COVERED
-    from lmms_plugins.tasks.dod.refusal_rules import UNCERTAIN
+    from lmms_plugins.tasks.dod.refusal import COVERED
+    from lmms_plugins.tasks.dod.refusal import UNCERTAIN
 
     r3 = [{"id": r["id"], "text": r["response"], "label": r["label"] == "declined", "lang": r["language"] + ("/" + r["script"] if r.get("script") else ""),
            "style": r["cls"]} for r in C.load_rows([R3]) if not r["ambiguous"]]
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in hybrid_table(items):
         print(line)
     bad_evidence = 0
-    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+    from lmms_plugins.tasks.dod.refusal import detect_refusal
 
     for r in rows[:400]:
         d = detect_refusal(r["text"])

@@ -98,7 +98,7 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
     from lmms_plugins.tasks.cwi.answer_parse import find_span, parse_answer
     from lmms_plugins.tasks.cwi.rules import score
     from lmms_plugins.tasks.cwi.task_rules import rule_for_task
-    from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain
+    from lmms_plugins.tasks.dod.refusal import detect_refusal, official_abstain
     from lmms_plugins.tasks.grade.records import Question
     from lmms_plugins.tasks.grade.rubric import match_answers, parse_scale
     from lmms_plugins.utils.judge_client import extract_json

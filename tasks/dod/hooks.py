@@ -1,4 +1,4 @@
-"""lmms-eval hooks of the Draw-or-Decline tasks: thin adapters around data.py, refusal_rules.py,
+"""lmms-eval hooks of the Draw-or-Decline tasks: thin adapters around data.py, refusal/,
 judges.py and metrics.py.
 
 Run-time switches (environment variables, read per sample so one process can score several runs):
@@ -9,7 +9,7 @@ Run-time switches (environment variables, read per sample so one process can sco
   the editing judge for real-world E. Maze E always uses the program verifier.
 * ``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, official: the text inside
   ``<think>…</think>``; the whole output when it has no think tag) or ``all`` (reasoning and final
-  answer): the text the detector and the refusal judge read (refusal_text.py).
+  answer): the text the detector and the refusal judge read (refusal/text.py).
 * the judge itself: ``LMMS_PLUGINS_JUDGE_*`` (see lmms_plugins.utils.judge_client).
 """
 
@@ -27,7 +27,7 @@ from lmms_plugins.utils import status as st
 from lmms_plugins.utils.stderr import rate_se
 
 from . import metrics as M
-from .refusal_text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
+from .refusal.text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
 
 log = logging.getLogger("lmms_plugins.dod")
 
@@ -259,9 +259,9 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.UNPARSABLE, reason=out_reason)
     has_image: bool | None = out.has_image if out_status == st.OK else (True if out.has_image else None)
 
-    # refusal conclusion, read in the reasoning (official) or the whole output (refusal_text.py)
-    from .refusal_rules import official_abstain
-    from .refusal_text import conclusion_only_after_think, detect_in, text_to_read
+    # refusal conclusion, read in the reasoning (official) or the whole output (refusal/text.py)
+    from .refusal.rules import official_abstain
+    from .refusal.text import conclusion_only_after_think, detect_in, text_to_read
 
     reading = refusal_reading()
     rules = detect_in(out.text, reading)
@@ -479,7 +479,7 @@ def aggregate_run(items: list) -> dict:
         print(f"[lmms_plugins] {st.task_label('dod')}: {line}", file=sys.stderr)
     facts = {**M.run_facts(records), "data_problems": _data_problems()}
     kept = {k: v for k, v in facts.items() if k == "samples" or v}
-    from .refusal_classifier import model_version
+    from .refusal.classifier import model_version
 
     # the refusal detector's classifier is a shipped file: its version says which one scored this run
     return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading(), "refusal_model": model_version()}

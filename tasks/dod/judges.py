@@ -1,7 +1,7 @@
 """The two optional LLM judges of Draw-or-Decline, on the shared judge client.
 
 * Refusal judge: reads the request, the hidden ground truth and the model's reasoning (by default
-  only the reasoning, as the official judge does: refusal_text.py); answers
+  only the reasoning, as the official judge does: refusal/text.py); answers
   JSON ``concludes_infeasible``, ``reason_correct``, ``evidence``, ``reason``. An answer whose
   evidence is not an exact substring of the reasoning is rejected and the judge asked again (up
   to 3 answers), as in the official protocol.
@@ -161,7 +161,7 @@ def client():
 
 def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading: str = "reasoning") -> RefusalVerdict:
     """Ask the refusal judge about one response (``label``: a data.Label). ``reasoning``: the text it
-    reads, and of which its evidence must be a substring (refusal_text.text_to_read); ``reading``:
+    reads, and of which its evidence must be a substring (refusal.text_to_read); ``reading``:
     ``reasoning`` or ``all``, so the prompt can say which it is. Empty text: no call."""
     from lmms_plugins.utils.judge_client import JudgeError, prompt_version
 

@@ -55,7 +55,7 @@ class SampleRecord:
     reason_correct: bool | None = None  # refusal judge: does the stated reason match the ground truth?
     edit_reason: str = ""
     maze_drew_path: bool | None = None  # infeasible maze with an image: a start-to-end path drawn anyway?
-    # the detector finds a conclusion in the whole output but not in its reasoning part (refusal_text.py)
+    # the detector finds a conclusion in the whole output but not in its reasoning part (refusal/text.py)
     conclusion_only_after_think: bool = False
     status: str = "ok"  # the sample's overall status (lmms_plugins.utils.status + the ones above)
     reason: str = ""

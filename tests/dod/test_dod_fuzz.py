@@ -26,7 +26,7 @@ from fuzz_outputs import (  # noqa: E402
 from lmms_plugins.tasks.dod import hooks  # noqa: E402
 from lmms_plugins.tasks.dod import metrics as M  # noqa: E402
 from lmms_plugins.tasks.dod.judges import parse_edit, parse_refusal  # noqa: E402
-from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain  # noqa: E402
+from lmms_plugins.tasks.dod.refusal import detect_refusal, official_abstain  # noqa: E402
 from lmms_plugins.utils import status  # noqa: E402
 from lmms_plugins.utils.judge_client import extract_json  # noqa: E402
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from lmms_plugins.tasks.dod import metrics as M
-from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain, sentences
+from lmms_plugins.tasks.dod.refusal import detect_refusal, official_abstain
+from lmms_plugins.tasks.dod.refusal.rules import sentences
 from lmms_plugins.utils.jsonl import read_jsonl
 
-LABELLED = Path(M.__file__).with_name("refusal_labelled.jsonl")
+LABELLED = Path(M.__file__).parent / "refusal" / "labelled.jsonl"
 
 
 # --- refusal rules ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from lmms_plugins.tasks.dod.maze import render as mr
 from lmms_plugins.tasks.dod.maze.generate import make_pair, render_pair
 from lmms_plugins.tasks.dod.maze.solve import solve_maze_image
 from lmms_plugins.tasks.dod.maze.verify import verify_maze_edit
-from lmms_plugins.tasks.dod.refusal_rules import detect_refusal, official_abstain
+from lmms_plugins.tasks.dod.refusal import detect_refusal, official_abstain
 
 
 def test_solves_feasible_and_declines_infeasible():

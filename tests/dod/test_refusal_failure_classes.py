@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lmms_plugins.tasks.dod.refusal_classifier import TUNING_FILES, load_rows
-from lmms_plugins.tasks.dod.refusal_rules import NOT_REFUSED, REFUSED, UNCERTAIN, detect_refusal, official_abstain
+from lmms_plugins.tasks.dod.refusal.classifier import TUNING_FILES, load_rows
+from lmms_plugins.tasks.dod.refusal import NOT_REFUSED, REFUSED, UNCERTAIN, detect_refusal, official_abstain
 
 FROZEN = Path(__file__).parent / "data" / "refusal_frozen.jsonl"
 FROZEN2 = Path(__file__).parent / "data" / "refusal_frozen2.jsonl"

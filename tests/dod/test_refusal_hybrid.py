@@ -10,7 +10,7 @@ from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer
 
 from lmms_plugins.tasks.dod import hooks
-from lmms_plugins.tasks.dod.refusal_rules import detect_refusal
+from lmms_plugins.tasks.dod.refusal import detect_refusal
 
 CLEAR_REFUSAL = "<think>The chair would need to be both in front of and behind the table, so no valid arrangement exists.</think>"
 CLEAR_DRAW = "<think>The chair fits in front of the table; nothing blocks it.</think>Done."

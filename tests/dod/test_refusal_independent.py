@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lmms_plugins.tasks.dod.refusal_rules import official_abstain
-from lmms_plugins.tasks.dod.refusal_text import detect_in, reasoning_part
+from lmms_plugins.tasks.dod.refusal import official_abstain
+from lmms_plugins.tasks.dod.refusal.text import detect_in, reasoning_part
 from lmms_plugins.utils.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data" / "refusal_independent.jsonl"

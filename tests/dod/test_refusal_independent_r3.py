@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from lmms_plugins.tasks.dod.refusal_language import COVERED
-from lmms_plugins.tasks.dod.refusal_rules import UNCERTAIN
-from lmms_plugins.tasks.dod.refusal_text import detect_in
+from lmms_plugins.tasks.dod.refusal import COVERED
+from lmms_plugins.tasks.dod.refusal import UNCERTAIN
+from lmms_plugins.tasks.dod.refusal.text import detect_in
 from lmms_plugins.utils.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"

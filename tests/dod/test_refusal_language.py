@@ -13,9 +13,9 @@ from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer
 
 from lmms_plugins.tasks.dod import hooks
-from lmms_plugins.tasks.dod.refusal_language import COVERED, coverage
-from lmms_plugins.tasks.dod.refusal_rules import UNCERTAIN, detect_refusal
-from lmms_plugins.tasks.dod.refusal_text import detect_in
+from lmms_plugins.tasks.dod.refusal.language import COVERED, coverage
+from lmms_plugins.tasks.dod.refusal import UNCERTAIN, detect_refusal
+from lmms_plugins.tasks.dod.refusal.text import detect_in
 
 
 @pytest.mark.parametrize("text,lang", [

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from lmms_plugins.tasks.dod import refusal_rules as R
+from lmms_plugins.tasks.dod.refusal import detect_refusal
+from lmms_plugins.tasks.dod.refusal import rules as R
 from lmms_plugins.utils import judge_client as J
 
 
@@ -59,7 +60,7 @@ def test_clause_scanning_is_linear_in_one_long_sentence(monkeypatch):
 
 def test_a_5mb_output_is_analysed_through_a_bounded_window(monkeypatch):
     """5 MB of ". " (2.5 million empty sentences) cost 19 s and 600 MB: only the window is split."""
-    from lmms_plugins.tasks.dod import refusal_classifier as C
+    from lmms_plugins.tasks.dod.refusal import classifier as C
 
     C.default_model()  # loaded once, before counting (the shipped model)
     seen = {"sentences": 0}
@@ -77,7 +78,7 @@ def test_a_5mb_output_is_analysed_through_a_bounded_window(monkeypatch):
         monkeypatch.setattr(R, "_JSON_BOUNDARY", json_boundary)
         seen["sentences"] = 0
         text = ". " * (size // 2) + "So there is no valid path."
-        d = R.detect_refusal(text)
+        d = detect_refusal(text)
         work[size] = (boundary.chars + json_boundary.chars, seen["sentences"])
         assert d.refused and d.evidence == "So there is no valid path."  # the tail is read
     window = R.HEAD + R.REASONING_TAIL + R.ANSWER_HEAD + R.TAIL

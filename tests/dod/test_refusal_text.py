@@ -11,7 +11,7 @@ import pytest
 from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer, message_text
 from lmms_plugins.tasks.dod import hooks
-from lmms_plugins.tasks.dod.refusal_text import (
+from lmms_plugins.tasks.dod.refusal.text import (
     ENV_REFUSAL_TEXT,
     reasoning_part,
     text_to_read,

@@ -33,7 +33,8 @@ def test_wheel_contains_every_task_file(tmp_path):
     assert not expected - names, sorted(expected - names)[:20]
     assert "lmms_plugins/utils/model_output.py" in names and "lmms_plugins/registration.py" in names
     assert {"lmms_plugins/utils/sandbox/__init__.py", "lmms_plugins/utils/sandbox/run.py",
-            "lmms_plugins/tasks/dod/maze/verify.py", "lmms_plugins/compare/__init__.py"} <= names  # the subpackages
+            "lmms_plugins/tasks/dod/maze/verify.py", "lmms_plugins/compare/__init__.py",
+            "lmms_plugins/tasks/dod/refusal/detect.py", "lmms_plugins/tasks/dod/refusal/model.json.gz"} <= names  # the subpackages
     lm_eval_dir = REPO / "lmms_plugins" / "lm_eval_tasks"  # the lm-eval YAMLs (tasks-dir --harness lm-eval)
     lm_eval_files = {p.relative_to(REPO).as_posix() for p in lm_eval_dir.rglob("*")
                      if p.is_file() and (p.name.endswith(DATA_SUFFIXES) or p.suffix == ".py") and "__pycache__" not in p.parts}

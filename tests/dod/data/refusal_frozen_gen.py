@@ -2,7 +2,7 @@
 
 This module was written, and its output committed, before any change to the refusal detector of
 that session; nothing in it is used to tune or train the detector (the tuning material is
-``tasks/dod/refusal_tuning_gen.py``, written afterwards with its own vocabulary and sentence
+``tasks/dod/refusal/tuning_gen.py``, written afterwards with its own vocabulary and sentence
 shapes). Do not edit it to make the detector pass: write a new split instead.
 
     python tests/dod/data/refusal_frozen_gen.py   # rewrites refusal_frozen.jsonl (generated part)

@@ -1,6 +1,6 @@
 """Which languages a response is written in, and whether the refusal rules can read it.
 
-The rules (``refusal_rules.py``) read conclusions in a fixed set of languages, :data:`COVERED`.
+The rules (``rules.py``) read conclusions in a fixed set of languages, :data:`COVERED`.
 Outside them they find nothing and would answer "not refused" by default: a guess that looks like
 a verdict. So the detector asks first whether the text it reads is in those languages; when it is
 not, its verdict is ``uncertain`` (the judge decides in hybrid mode; the request is pending in
@@ -8,7 +8,7 @@ judge-free mode).
 
 Language identification is py3langid's (a naive Bayes model over byte n-grams, 97 languages,
 shipped in its wheel; deterministic, no download). It is run on the analysed sentences of the text
-(``refusal_rules.window_sentences``: JSON string values are sentences of their own, so keys and
+(``rules.window_sentences``: JSON string values are sentences of their own, so keys and
 syntax are not read as prose), a sentence at a time, so that a code-switched response is measured
 by how much of it each language holds:
 
@@ -24,7 +24,7 @@ by how much of it each language holds:
   The prior matters only for texts of a few words: scores grow with length.
 
 :func:`coverage` returns the letters per language and the verdict; the detector
-(``refusal_rules.detect_refusal``) applies it (README "Languages").
+(``detect.detect_refusal``) applies it (README "Languages").
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+
+from .rules import window_sentences
 
 __all__ = ["COVERED", "Coverage", "coverage", "language_of"]
 
@@ -102,10 +104,8 @@ class Coverage:
 
 def coverage(text: str, spans: list[tuple[int, int]] | None = None) -> Coverage:
     """The languages of the prose in ``text`` (``spans``: its analysed sentences, from
-    ``refusal_rules.window_sentences``) and whether the rules cover it."""
+    ``rules.window_sentences``) and whether the rules cover it."""
     if spans is None:
-        from .refusal_rules import window_sentences
-
         spans = window_sentences(text)
     prose = [(a, b) for a, b in spans if _is_prose(text, a, b)]
     # group short sentences with the following ones until a piece has MIN_LETTERS letters

@@ -10,8 +10,8 @@ or a narrower property ("no path that avoids X, but ..."), restating the rules, 
 official token counts only in its official position: exactly one ``[ABSTAIN]``, immediately
 before ``</think>``.
 
-This module holds the rules; ``refusal_classifier.py`` the small trained model; the combination
-(with the third answer ``uncertain``) is :func:`detect_refusal` here.
+This module holds the rules; ``classifier.py`` the small trained model, ``language.py`` which languages
+the rules cover; their combination (with the third answer ``uncertain``) is ``detect.detect_refusal``.
 
 How the rules read a text: only a bounded window is analysed (:func:`analysed_spans`: the head,
 the end of the reasoning and the tail; a conclusion lives at the end of the reasoning or in the
@@ -30,7 +30,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["RefusalDecision", "detect_refusal", "official_abstain", "rule_refusal", "sentences", "analysed_spans",
+__all__ = ["RefusalDecision", "official_abstain", "rule_refusal", "sentences", "analysed_spans",
            "REFUSED", "NOT_REFUSED", "UNCERTAIN"]
 
 REFUSED, NOT_REFUSED, UNCERTAIN = "refused", "not_refused", "uncertain"
@@ -40,7 +40,7 @@ REFUSED, NOT_REFUSED, UNCERTAIN = "refused", "not_refused", "uncertain"
 # repetition; a conclusion sits at the end of the reasoning or in the answer.
 HEAD, REASONING_TAIL, ANSWER_HEAD, TAIL = 8_000, 24_000, 8_000, 24_000
 MAX_SENTENCE = 600  # a longer "sentence" is cut into pieces of at most this many characters
-_LETTERS = re.compile(r"[^\W\d_]{2}")  # a sentence without two letters in a row concludes nothing
+WORD_LETTERS = re.compile(r"[^\W\d_]{2}")  # a sentence without two letters in a row concludes nothing
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,13 @@ class RefusalDecision:
     rejected: tuple[tuple[str, str], ...] = ()  # (span, why it did not count), for auditing
     verdict: str = ""  # "refused" | "not_refused" | "uncertain" (rules and classifier disagree or are unsure)
     score: float | None = None  # the classifier's probability of a conclusion (None: not used)
-    covered: bool = True  # the text is in the languages the rules read (refusal_language.COVERED)
+    covered: bool = True  # the text is in the languages the rules read (language.COVERED)
     language: str = ""  # the main language of its prose ("" when it has none)
 
 
 # --- the official token ----------------------------------------------------------------------------
 
-_TOKEN = "[ABSTAIN]"
+ABSTAIN_TOKEN = "[ABSTAIN]"
 _CLOSE_THINK = re.compile(r"</think(?:ing)?>", re.I)
 
 
@@ -70,10 +70,10 @@ def official_abstain(text: str | None) -> bool:
     end with the token instead. ``[ABSTAIN]`` after ``</think>``, or written twice, is not the token.
     """
     text = text or ""
-    i = text.find(_TOKEN)
-    if i < 0 or text.find(_TOKEN, i + 1) >= 0:
+    i = text.find(ABSTAIN_TOKEN)
+    if i < 0 or text.find(ABSTAIN_TOKEN, i + 1) >= 0:
         return False
-    rest = text[i + len(_TOKEN):].lstrip()
+    rest = text[i + len(ABSTAIN_TOKEN):].lstrip()
     if _CLOSE_THINK.match(rest):
         return True
     return rest == "" and "<think" in text[:i].lower() and not _CLOSE_THINK.search(text)
@@ -145,7 +145,7 @@ def window_sentences(text: str) -> list[tuple[int, int]]:
     """The sentences of the analysed window that contain words (the others cannot conclude anything)."""
     out: list[tuple[int, int]] = []
     for s, e in analysed_spans(text):
-        out.extend(x for x in _iter_sentences(text, s, e) if _LETTERS.search(text, x[0], x[1]))
+        out.extend(x for x in _iter_sentences(text, s, e) if WORD_LETTERS.search(text, x[0], x[1]))
     return out
 
 
@@ -700,7 +700,7 @@ _WEAK_RULES = {"all_fail", "first_person"}
 
 def _sentence_rule(raw: str) -> tuple[str, str, str, str]:
     """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence."""
-    if not _LETTERS.search(raw):  # punctuation, numbers, coordinates: nothing to conclude
+    if not WORD_LETTERS.search(raw):  # punctuation, numbers, coordinates: nothing to conclude
         return ("", "", "", "")
     stripped = raw.rstrip(" *_\"')]}")
     if stripped.endswith(("?", "？", "か")) or _INVERTED_CONDITIONAL.match(raw):
@@ -792,47 +792,3 @@ def rule_refusal(text: str | None) -> RuleResult:
             strength = 1 if kind in _WEAK_RULES else 2
             return RuleResult(True, text[a:b], rule, f"{rule}: '{matched[:80]}'", rejected, jv, strength, tuple(spans), tuple(per))
     return RuleResult(False, "", "", "no conclusion that the request is infeasible", rejected, jv, 0, tuple(spans), tuple(per))
-
-
-# --- the combined detector -------------------------------------------------------------------------------
-
-
-def detect_refusal(text: str | None, use_classifier: bool = True) -> RefusalDecision:
-    """Decide whether ``text`` (reasoning and final text) concludes that no valid solution exists.
-
-    Rules and the small classifier (``refusal_classifier.py``) are read together; ``verdict`` is
-    ``uncertain`` where they disagree or the classifier is unsure, and ``refused`` is then the best
-    guess (see README.md "Refusal detection" for the policy and its measured accuracy).
-    """
-    text = text or ""
-    if official_abstain(text):
-        return RefusalDecision(True, _TOKEN, "abstain_token", "official [ABSTAIN] before </think>", True,
-                               verdict=REFUSED, score=1.0)
-    r = rule_refusal(text)
-    if not use_classifier:
-        decision = RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
-                                   REFUSED if r.refused else NOT_REFUSED, None)
-    else:
-        from .refusal_classifier import combine
-
-        decision = combine(text, r)
-    return _with_coverage(text, r, decision)
-
-
-def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> RefusalDecision:
-    """``uncertain`` when the text is not in the languages the rules read: their "not refused" there
-    would be a guess. A conclusion the rules read stands when the text is mainly in a covered language
-    and nothing uncovered follows it (nothing there could take it back)."""
-    from dataclasses import replace
-
-    from .refusal_language import MAIN_SHARE, coverage
-
-    cov = coverage(text, list(r.spans))
-    if cov.covered:
-        return replace(decision, language=cov.language)
-    if decision.refused and r.refused and cov.covered_share >= MAIN_SHARE:
-        end = next((b for (a, b), per in zip(r.spans, r.per_sentence) if per[0] == "fired"), len(text))
-        if not cov.uncovered_after(end):
-            return replace(decision, language=cov.language)
-    return replace(decision, verdict=UNCERTAIN, covered=False, language=cov.language,
-                   why=f"{cov.why}; {decision.why}")

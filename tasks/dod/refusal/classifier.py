@@ -3,14 +3,14 @@
 Model: character n-grams (2-5, word-bounded; any language, robust to spelling) and word 1-2-grams
 of a sentence, plus character n-grams of the two sentences after it (retractions: "wait, ..."), a
 TF-IDF + logistic regression (scikit-learn, liblinear: deterministic). A response's score is its
-best sentence. Trained on the tuning material only (``refusal_labelled.jsonl`` and
-``refusal_tuning.jsonl``; never the frozen split in tests/dod/data/): positives are the evidence
+best sentence. Trained on the tuning material only (``labelled.jsonl`` and
+``tuning.jsonl``; never the frozen split in tests/dod/data/): positives are the evidence
 sentences of responses labelled as conclusions, negatives every sentence of the other responses.
 
-The fitted model is shipped beside this module (``refusal_model.json.gz``): vocabularies, IDF weights
+The fitted model is shipped beside this module (``model.json.gz``): vocabularies, IDF weights
 and coefficients as plain numbers, read back into scikit-learn objects without fitting (no pickle, so
 nothing to keep in step with the scikit-learn version). Nothing is trained at run time. Fitting is
-deterministic (liblinear, fixed order) and done by ``python -m lmms_plugins.tasks.dod.refusal_classifier
+deterministic (liblinear, fixed order) and done by ``python -m lmms_plugins.tasks.dod.refusal.classifier
 --write`` whenever the tuning files or the sentence splitter change; ``tests/dod/test_refusal_model.py``
 checks that the shipped model is exactly what a fresh fit gives. Its version (:func:`model_version`, a
 hash of the file) is written into the results (``dod_run.refusal_model``).
@@ -32,13 +32,13 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from .refusal_rules import _LETTERS
-from .refusal_rules import (NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, json_verdict,
+from .rules import WORD_LETTERS
+from .rules import (NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, json_verdict,
                             rule_sentences, window_sentences)
 
 _HERE = Path(__file__).resolve().parent
-TUNING_FILES = (_HERE / "refusal_labelled.jsonl", _HERE / "refusal_tuning.jsonl")
-MODEL_FILE = _HERE / "refusal_model.json.gz"  # the fitted model (see the module docstring)
+TUNING_FILES = (_HERE / "labelled.jsonl", _HERE / "tuning.jsonl")
+MODEL_FILE = _HERE / "model.json.gz"  # the fitted model (see the module docstring)
 _VECTORIZERS = ("char", "word", "ctx")
 
 # chosen by 5-fold cross-validation on the tuning material (see the module docstring)
@@ -192,7 +192,7 @@ def model_version(path: Path = MODEL_FILE) -> str:
 
 @lru_cache(maxsize=1)
 def default_model() -> SentenceModel:
-    """The shipped model (``refusal_model.json.gz``), read once per process; nothing is fitted here."""
+    """The shipped model (``model.json.gz``), read once per process; nothing is fitted here."""
     import gzip
     import json
 
@@ -202,7 +202,7 @@ def default_model() -> SentenceModel:
         except (OSError, ValueError) as exc:
             raise RuntimeError(f"the DoD refusal model {MODEL_FILE} is missing or unreadable ({exc}); "
                                "reinstall the package or rebuild it with "
-                               "`python -m lmms_plugins.tasks.dod.refusal_classifier --write`") from exc
+                               "`python -m lmms_plugins.tasks.dod.refusal.classifier --write`") from exc
         return SentenceModel.from_state(state)
 
 
@@ -220,7 +220,7 @@ def sentence_scores(text: str, rules: RuleResult | None = None, model: SentenceM
         spans = window_sentences(text)
         per, jv = rule_sentences(text, spans), json_verdict(text)
     sents, ctx = _features(text, spans)
-    worded = [i for i, x in enumerate(sents) if _LETTERS.search(x)]  # no words, no conclusion: p = 0
+    worded = [i for i, x in enumerate(sents) if WORD_LETTERS.search(x)]  # no words, no conclusion: p = 0
     probs = [0.0] * len(sents)
     for i, p in zip(worded, model.sentence_probs([sents[i] for i in worded], [ctx[i] for i in worded])):
         probs[i] = p
@@ -272,5 +272,5 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m lmms_plugins.tasks.dod.refusal_classifier --write   (refit and write refusal_model.json.gz)")
+        sys.exit("usage: python -m lmms_plugins.tasks.dod.refusal.classifier --write   (refit and write model.json.gz)")
     print(f"wrote {MODEL_FILE} (version {write_model()})")

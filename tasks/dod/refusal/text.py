@@ -17,7 +17,7 @@ its evidence must be a substring of it. This module says what the reasoning of a
 * An output with tags but nothing inside them (``<think></think>answer``) has an empty reasoning:
   no conclusion (the judge is not called).
 
-The ``[ABSTAIN]`` token keeps its own position rule (refusal_rules.official_abstain), decided on the
+The ``[ABSTAIN]`` token keeps its own position rule (rules.official_abstain), decided on the
 whole output in both readings.
 
 ``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, the official protocol) or ``all`` (the
@@ -29,6 +29,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+
+from .detect import detect_refusal
+from .rules import official_abstain
 
 ENV_REFUSAL_TEXT = "LMMS_PLUGINS_DOD_REFUSAL_TEXT"
 READINGS = ("reasoning", "all")
@@ -95,10 +98,8 @@ def text_to_read(text: str | None, reading: str) -> str:
 
 
 def detect_in(text: str | None, reading: str):
-    """refusal_rules.detect_refusal on the text of ``reading``; the official ``[ABSTAIN]`` token is
+    """detect.detect_refusal on the text of ``reading``; the official ``[ABSTAIN]`` token is
     recognised by its position in the whole output, whatever the reading."""
-    from .refusal_rules import detect_refusal, official_abstain
-
     if reading == "all" or official_abstain(text):
         return detect_refusal(text)
     return detect_refusal(text_to_read(text, reading))
@@ -109,8 +110,6 @@ def conclusion_only_after_think(text: str | None, reading: str, decision=None) -
     alone: a refusal that counts under ``all`` and not under ``reasoning``. ``decision``: the
     detector's answer already computed under ``reading`` (saves one pass). False for an output with
     no text outside its reasoning and for the official ``[ABSTAIN]`` (counted in both readings)."""
-    from .refusal_rules import detect_refusal, official_abstain
-
     part = reasoning_part(text)
     if not part.answer.strip() or official_abstain(text):
         return False

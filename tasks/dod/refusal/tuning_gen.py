@@ -1,9 +1,9 @@
-"""Writer of the refusal TUNING set (``refusal_tuning.jsonl``): material the classifier is trained on
+"""Writer of the refusal TUNING set (``tuning.jsonl``): material the classifier is trained on
 and the rules are tuned on. It was written after the frozen test split
 (``tests/dod/data/refusal_frozen.jsonl``) was committed, with its own phrase banks and sentence
 shapes; nothing here is taken from the frozen split.
 
-    python -m lmms_plugins.tasks.dod.refusal_tuning_gen     # rewrites refusal_tuning.jsonl
+    python -m lmms_plugins.tasks.dod.refusal.tuning_gen     # rewrites tuning.jsonl
 
 A response is assembled from parts: some neutral reasoning about the request (category-specific),
 one *core* sentence that decides the label (a conclusion, or one of the look-alikes that are not
@@ -19,7 +19,7 @@ import json
 import random
 from pathlib import Path
 
-OUT = Path(__file__).resolve().with_name("refusal_tuning.jsonl")
+OUT = Path(__file__).resolve().with_name("tuning.jsonl")
 CATS = ["maze", "material_modification", "medium_interaction", "motion_state_change", "pose_adjustment",
         "spatial_arrangement", "temporal_evolution"]
 
