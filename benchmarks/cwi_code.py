@@ -343,8 +343,7 @@ def part_c(args) -> dict:
             docs = list(load_dataset(root, task)["test"])
             name = f"cwi_code_{task}"
             lm.task_dict[name] = {"test": docs}
-            for r in _requests(name, docs, kwargs):
-                reqs.append(r)
+            reqs += _requests(name, docs, kwargs)
             meta += [(task, doc) for doc in docs]
         t = time.perf_counter()
         responses = run_batched(lm, reqs, Instance=ev.Instance, unwrap=ev.unwrap_generation_output)
