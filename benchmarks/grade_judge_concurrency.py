@@ -1,24 +1,20 @@
-"""GRADE scoring against a judge with a fixed latency: with no flags, and at several
-``--process_docs_parallel`` values.
+"""GRADE scoring against a judge with a fixed latency, at several ``--process_docs_parallel`` values.
 
-Builds the real ``grade`` task (lmms-eval's TaskManager, the task class its YAML names), gives its
-N requests their outputs, and scores them as lmms-eval's evaluator does: ``task.apply_filters()``
-then ``task.process_results`` over the docs in lmms-eval's own scoring thread pool
-(``lmms_eval.evaluator._thread_map_ordered``), against the loopback judge of the tests
-(tests/judge_server.py) that waits ``--latency`` seconds before each answer. Each row gets a fresh
-judge cache, so every call goes to the judge.
+Builds the real ``grade`` task (lmms-eval's TaskManager), gives its N requests their outputs, and
+scores them as lmms-eval's evaluator does: ``task.apply_filters()`` then ``task.process_results``
+over the docs in lmms-eval's own scoring thread pool (``lmms_eval.evaluator._thread_map_ordered``),
+against the loopback judge of the tests (tests/judge_server.py) that waits ``--latency`` seconds
+before each answer. Each row gets a fresh judge cache, so every call goes to the judge.
 
-* ``default`` rows: what a user gets with no flag: 4 scoring threads (lmms-eval's default), the
-  task class scoring ahead at the judge's concurrency (``LMMS_PLUGINS_JUDGE_CONCURRENCY``, default
-  20, or the values of ``--judge-concurrency``);
-* ``--threads`` rows: that many scoring threads and no scoring ahead (R, C and L of a sample asked
-  together), the behaviour before the task class;
-* ``--serial-threads`` rows: as ``--threads`` with R, C and L asked one after another (with 20
-  threads: the official script's 20 workers each making one call at a time).
+* ``--threads`` rows: that many scoring threads, R, C and L of a sample asked together; 4 is what
+  a user gets with no flag (lmms-eval's default);
+* ``--serial-threads`` rows: R, C and L asked one after another (with 20 threads: the official
+  script's 20 workers each making one call at a time).
 
-The ratio is to the official script's ideal, ``calls * latency / 20``.
+The judge client keeps at most ``LMMS_PLUGINS_JUDGE_CONCURRENCY`` (default 20; ``--judge-concurrency``)
+requests in flight. The ratio is to the official script's ideal, ``calls * latency / 20``.
 
-    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8 --serial-threads 20
+    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8,16 --serial-threads 20
 """
 
 from __future__ import annotations
@@ -68,8 +64,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=520)
     ap.add_argument("--latency", type=float, default=0.5)
-    ap.add_argument("--judge-concurrency", default="20", help="LMMS_PLUGINS_JUDGE_CONCURRENCY values for the default rows")
-    ap.add_argument("--threads", default="", help="--process_docs_parallel values, no scoring ahead")
+    ap.add_argument("--judge-concurrency", type=int, default=20, help="LMMS_PLUGINS_JUDGE_CONCURRENCY")
+    ap.add_argument("--threads", default="4,8,16", help="--process_docs_parallel values, R, C, L asked together")
     ap.add_argument("--serial-threads", default="", help="as --threads, with R, C, L asked one after another")
     args = ap.parse_args(argv)
 
@@ -113,39 +109,26 @@ def main(argv=None) -> int:
                            "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_TIMEOUT": "60", "LMMS_PLUGINS_PREFLIGHT": "off"})
         task = build_task(root)
         reference = None
-        plan = ([("default", 4, int(x), True) for x in args.judge_concurrency.split(",") if x]
-                + [("serial", int(x), None, False) for x in args.serial_threads.split(",") if x]
-                + [("threads", int(x), None, True) for x in args.threads.split(",") if x])
-        for kind, workers, concurrency, at_once in plan:
+        os.environ["LMMS_PLUGINS_JUDGE_CONCURRENCY"] = str(args.judge_concurrency)
+        plan = ([(int(x), False) for x in args.serial_threads.split(",") if x]
+                + [(int(x), True) for x in args.threads.split(",") if x])
+        for workers, at_once in plan:
             judging._run_together = together if at_once else one_after_another
             os.environ["LMMS_PLUGINS_JUDGE_CACHE"] = str(work / f"cache-{len(rows)}")
-            if concurrency is None:  # no scoring ahead: as if no judge were configured when filters apply
-                task._prefetch = None
-                from lmms_plugins import judged_task
-
-                saved, judged_task.judge_concurrency = judged_task.judge_concurrency, lambda: None
-            else:
-                os.environ["LMMS_PLUGINS_JUDGE_CONCURRENCY"] = str(concurrency)
             reset_shared_clients()
             calls0 = server.calls
             t0 = time.perf_counter()
-            try:
-                out = score(task, answers, workers)
-            finally:
-                if concurrency is None:
-                    judged_task.judge_concurrency = saved
+            out = score(task, answers, workers)
             wall = time.perf_counter() - t0
             calls = server.calls - calls0
-            served = task._prefetch.served if task._prefetch is not None else 0
             scores = [(o["grade_strict"]["R"], o["grade_strict"]["C"], o["grade_strict"]["L"], o["grade_strict"]["status"]) for o in out]
             same = reference is None or scores == reference
             reference = reference or scores
-            label = (f"no flags (4 threads, judge concurrency {concurrency})" if kind == "default" else
-                     f"--process_docs_parallel {workers}, R/C/L {'together' if at_once else 'one after another'}")
+            label = (f"--process_docs_parallel {workers}{' (no flags)' if workers == 4 else ''}, "
+                     f"R/C/L {'together' if at_once else 'one after another'}")
             rows.append((label, calls, wall, same))
             print(f"{label}: {calls} judge calls in {wall:6.1f} s = {calls / wall:6.1f} calls/s, {wall / ideal:.2f}x the "
-                  f"official 20-worker ideal ({ideal:.1f} s); results identical: {same}; retries: {calls - expected}; "
-                  f"samples scored ahead: {served}", flush=True)
+                  f"official 20-worker ideal ({ideal:.1f} s); results identical: {same}; retries: {calls - expected}", flush=True)
         assert not server.handler_errors, server.handler_errors[0]
     print(f"\n{args.samples} samples, {expected} judge questions, judge latency {args.latency} s; official ideal "
           f"{expected} x {args.latency} / 20 = {ideal:.1f} s; measured in this run ({os.cpu_count()} CPUs, "

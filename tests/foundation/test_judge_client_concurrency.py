@@ -1,6 +1,4 @@
-"""Scoring ahead (utils/prefetch.py, lmms_plugins/judged_task.py): each sample gets the result
-computed from its own document and outputs, however it was scheduled; the judge's requests in
-flight stay within LMMS_PLUGINS_JUDGE_CONCURRENCY."""
+"""The judge's requests in flight stay within LMMS_PLUGINS_JUDGE_CONCURRENCY, however many threads ask."""
 
 from __future__ import annotations
 
@@ -15,25 +13,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judge_server import FakeJudgeServer  # noqa: E402
 
 from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig, JudgeError  # noqa: E402
-from lmms_plugins.utils.prefetch import Prefetcher  # noqa: E402
-
-
-def test_each_sample_is_served_its_own_result_once_and_others_are_scored_on_the_spot():
-    calls = []
-
-    def score(doc, results):
-        calls.append((doc["id"], results[0]))
-        return {"id": doc["id"], "out": results[0]}
-
-    pre = Prefetcher(score, 4)
-    assert pre.start(({"id": i}, [f"o{i}"]) for i in range(10)) == 10
-    assert pre.start([({"id": 3}, ["o3"])]) == 0  # the same sample again: scored once
-    assert pre.take({"id": 3}, ["o3"]) == (True, {"id": 3, "out": "o3"})
-    assert pre.take({"id": 3}, ["o3"]) == (False, None)  # served once
-    assert pre.take({"id": 4}, ["something else"]) == (False, None)  # other outputs: never another sample's result
-    assert pre.take({"id": 4, "extra": 1}, ["o4"]) == (False, None)  # another document
-    assert sorted(calls) == sorted((i, f"o{i}") for i in range(10))
-    pre.close()
 
 
 def test_the_judge_client_keeps_its_requests_in_flight_within_the_concurrency(tmp_path, monkeypatch):
