@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer
+from test_refusal_hybrid import docs  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
 
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.refusal.language import COVERED, coverage
@@ -92,16 +92,6 @@ def test_the_reasoning_language_decides_under_the_default_reading():
     text = "<think>出口四面都是墙，从起点无法到达终点。</think>Ответ: решения нет."
     d = detect_in(text, "reasoning")
     assert d.refused and d.covered
-
-
-@pytest.fixture
-def docs(tmp_path, monkeypatch):
-    root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
-    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
-    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
-    return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
 
 
 POLISH_DECLINE = "Tego nie da się narysować: filiżanka nie może być jednocześnie pełna i pusta."
