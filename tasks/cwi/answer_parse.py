@@ -71,15 +71,16 @@ _UNIT_SUFFIX = re.compile(r"(?<=[A-Za-z0-9])_(?:deg|degrees|px|pixels|pct|percen
 _TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")  # "|---|---|", "|:--:|:--|"
 # true / false standing where a value stands (after a bracket, separator or '=' / ':', before a
 # closing bracket or separator): the values 1 / 0 of a tuple such as (dx, dy, rot_k, fliph)
-_BOOL = re.compile(r"([\[(,;=:]|^)([ \t]*)(true|false)(?=[ \t]*(?:[\])},;\n]|$))", re.IGNORECASE | re.MULTILINE)
+_BOOL = re.compile(r"([\[(,;=:]|^)([ \t]*+)(true|false)(?=[ \t]*+(?:[\])},;\n]|$))", re.IGNORECASE | re.MULTILINE)
 _DIGIT = re.compile(r"\d")
 # "161° clockwise" is -161 (angles are counter-clockwise); "counter-clockwise" and "CCW" are not matched
-_CLOCKWISE = re.compile(r"([-+]?)(\d+(?:\.\d*)?|\.\d+)([ \t]*(?:\u00b0|deg(?:rees?)?)?[ \t]*\(?[ \t]*)(?:clockwise|cw)(?![A-Za-z])",
-                        re.IGNORECASE)
+# (possessive quantifiers: a failed match does not retry shorter runs of spaces, so it stays linear)
+_CLOCKWISE = re.compile(r"([-+]?)(\d++(?:\.\d*+)?|\.\d++)([ \t]*+(?:(?:\u00b0|deg(?:rees?)?)[ \t]*+)?(?:\([ \t]*+)?)"
+                        r"(?:clockwise|cw)(?![A-Za-z])", re.IGNORECASE)
 # "image 2" names an input, it is not a value
-_IMAGE_REF = re.compile(r"(?<![A-Za-z])(?:image|img)[ _#]*[12](?![\d.])", re.IGNORECASE)
+_IMAGE_REF = re.compile(r"(?<![A-Za-z])(?:image|img)[ _#]*+[12](?![\d.])", re.IGNORECASE)
 # "26 px to the right and 39 px up": a shift in words (image axes: x to the right, y down)
-_DIRECTION = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?)([ \t]*(?:px|pixels?)?[ \t]*(?:to[ \t]+the[ \t]+)?)"
+_DIRECTION = re.compile(r"(?<![\w.])(\d++(?:\.\d*+)?)[ \t]*+(?:(?:px|pixels?)[ \t]*+)?(?:to[ \t]++the[ \t]++)?"
                         r"(left|right|up|down|upwards?|downwards?)(?![A-Za-z])", re.IGNORECASE)
 _DIRECTION_HINT = re.compile(r"(?i)(?<![A-Za-z])(?:left|right|up|down)")
 _DIRECTIONS = {"left": "dx=-", "right": "dx=", "up": "dy=-", "down": "dy="}
@@ -106,7 +107,7 @@ def _rewrite(span: str) -> str:
     if "mage" in span or "MAGE" in span:
         span = _IMAGE_REF.sub(" image ", span)
     if _DIRECTION_HINT.search(span):
-        span = _DIRECTION.sub(lambda m: _DIRECTIONS[m.group(3).lower().rstrip("s").replace("ward", "")] + m.group(1), span)
+        span = _DIRECTION.sub(lambda m: _DIRECTIONS[m.group(2).lower().rstrip("s").replace("ward", "")] + m.group(1), span)
     if ("rue" in span or "RUE" in span or "alse" in span or "ALSE" in span) and _DIGIT.search(span):
         span = _BOOL.sub(lambda m: m.group(1) + m.group(2) + ("1" if m.group(3).lower() == "true" else "0"), span)  # "(-0, -15, 3, True)"
     return span

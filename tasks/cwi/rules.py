@@ -184,8 +184,17 @@ SEQUENCE_PAIR_NAMES = (("tile", "rot"), ("tile", "rotation"), ("piece", "rot"), 
                        ("tile", "rot_k"), ("index", "rot"))
 
 
-# a sum or product written out, then "= result" at the end of the answer
-_SUM = re.compile(r"\d[^=\n]*?[ \t][+\u00d7*][ \t]*\d[^=\n]*=[ \t]*([-+]?\d+(?:\.\d+)?)[^\d=]*$")
+# a sum or product written out ("42 + 1 (background) = 43"): an operator between numbers before
+# the last '=', and one number after it
+_OPERATOR = re.compile(r"[ \t][+\u00d7*][ \t]*+\d")
+_RESULT = re.compile(r"[ \t]*+([-+]?\d++(?:\.\d++)?)[^\d=]*+")
+
+
+def _sum_result(span: str | None) -> float | None:
+    head, eq, tail = (span or "").rpartition("=")
+    m = _RESULT.fullmatch(tail) if eq else None
+    op = _OPERATOR.search(head) if m else None
+    return float(m.group(1)) if op and any(c.isdigit() for c in head[:op.start() + 1]) else None
 
 
 class _Shape(Exception):
@@ -525,8 +534,8 @@ def _read(rule: Rule, parsed: ParsedAnswer, like=None, context=None):
             flat = [parsed.grouped]  # "1,234"
         elif len(flat) > 1 and all(v == flat[0] for v in flat):
             flat = flat[:1]  # "7 (7 peaks)": one value, said twice
-        elif len(flat) > 1 and (m := _SUM.search(parsed.span or "")):
-            flat = [float(m.group(1))]  # "42 + 1 (background) = 43": the sum's result
+        elif len(flat) > 1 and (total := _sum_result(parsed.span)) is not None:
+            flat = [total]  # "42 + 1 (background) = 43": the sum's result
         if len(flat) != 1:
             raise _Shape(f"expected one integer, got {len(flat)} numbers")
         return _as_int(flat[0])

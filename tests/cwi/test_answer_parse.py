@@ -83,6 +83,10 @@ def test_one_megabyte_inputs_are_handled():
         "<answer>" + "a=" * 500_000 + "</answer>",
         "<answer>" + "-" * 1_000_000 + "1</answer>",
         "<answer>" + "1." * 500_000 + "</answer>",
+        # near misses of the plain-text rewrites (clockwise, directions, image references, true/false)
+        "<answer>1" + " " * 1_000_000 + "clockwis left image</answer>",
+        "<answer>" + "1 px " * 200_000 + "lef</answer>",
+        "<answer>" + "[, " * 300_000 + "tru 1</answer>",
     ):
         p = parse_answer(text)
         assert isinstance(p.ok, bool)

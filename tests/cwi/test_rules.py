@@ -251,3 +251,14 @@ def test_huge_and_non_finite_numbers():
     big = "9" * 60
     assert not score(rule, f"<answer>{big},{big}</answer>", "3,-2").correct
     assert not math.isnan(score(rule_for_task("trace_length"), f"<answer>{big}</answer>", "400").value)
+
+
+def test_long_answers_read_part_by_part_stay_linear():
+    """The part-by-part and sum readings on 100k-character answers (they would take minutes if quadratic)."""
+    long_list = ", ".join(str(i % 10) for i in range(30_000))
+    for task, gold, span in [("peak_count", "7", long_list + " + 1 = 7"), ("jigsaw", "[2,0,1,3]", "Position 0: " + long_list),
+                             ("rotated_jigsaw", "tiles=[3,0,1,2]; rots=[3,2,3,1]", long_list.replace(", ", ":")),
+                             ("gain_center", "[[1,2]]", "x=1, y=2; x=3 " * 8000), ("sub_rect_swap", "[[1,2,3,4],[5,6,7,8]]",
+                                                                               "a: (1,2) (3,4); " * 8000)]:
+        s = score(rule_for_task(task), f"<answer>{span}</answer>", gold)
+        assert s.status in (OK, UNPARSABLE) and s.reason
