@@ -79,7 +79,7 @@ def test_consensus_by_spec_string():
 
 def test_missing_rfdetr_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "rfdetr", None)  # import fails as if not installed
-    with pytest.raises(dm.DetectorUnavailable, match=r"pip install 'lmms-plugins\[detectors\]'"):
+    with pytest.raises(dm.DetectorUnavailable, match=r'pip install "lmms-plugins\[detectors\]"'):
         dm.RFDETRBackend()
 
 
