@@ -17,6 +17,15 @@ from lmms_plugins.utils.utf8 import has_surrogates, valid_text
 
 _SAVED_PREFIX = "generated image saved to:"
 
+# Codes of the problems a scorer decides on (``ModelOutput.issues``: (code, words) pairs); the words
+# are for people and may change, the codes do not.
+NO_OUTPUT = "no_output"  # the output is None
+NOT_TEXT = "not_text"  # the output is some other object, read through str()
+BROKEN_JSON = "broken_json"  # it looks like JSON but does not parse
+MODEL_ERROR = "model_error"  # the wrapper's JSON carries an "error"
+IMAGE_MISSING = "image_missing"  # a named image file does not exist
+IMAGE_REFUSED = "image_refused"  # a named image lies outside the allowed folders (never opened)
+
 
 @dataclass(frozen=True)
 class ModelOutput:
@@ -25,6 +34,11 @@ class ModelOutput:
     missing: tuple[str, ...] = ()  # image paths the model named that cannot be used: absent, or refused
     problems: tuple[str, ...] = ()  # what was wrong with the raw output, in words
     refused: tuple[str, ...] = ()  # the paths of ``missing`` outside the allowed folders (never opened)
+    issues: tuple[tuple[str, str], ...] = ()  # (code, words) of the problems above that have a code
+
+    def issue_words(self, *codes: str) -> list[str]:
+        """The words of the problems with one of ``codes`` (for a status reason)."""
+        return [words for code, words in self.issues if code in codes]
 
     @property
     def has_image(self) -> bool:
@@ -37,7 +51,7 @@ class ModelOutput:
 
 def _as_text(raw) -> tuple[str, list[str]]:
     if raw is None:
-        return "", ["output is None"]
+        return "", [(NO_OUTPUT, "output is None")]
     if isinstance(raw, (bytes, bytearray)):
         try:
             return bytes(raw).decode("utf-8"), []
@@ -50,7 +64,7 @@ def _as_text(raw) -> tuple[str, list[str]]:
             return "", [f"output is a dict that cannot be read as JSON ({type(exc).__name__})"]
     if not isinstance(raw, str):
         try:
-            return str(raw), [f"output is a {type(raw).__name__}, not a string"]
+            return str(raw), [(NOT_TEXT, f"output is a {type(raw).__name__}, not a string")]
         except Exception as exc:  # noqa: BLE001 - an object whose str() fails is junk, not a crash
             return "", [f"output is a {type(raw).__name__} that cannot be turned into text ({type(exc).__name__})"]
     return raw, []
@@ -87,7 +101,7 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
 
     ``base_dir`` resolves relative image paths (e.g. the folder of a replay file).
     """
-    text, problems = _as_text(raw)
+    text, problems = _as_text(raw)  # problems: words, or (code, words)
     if "\x00" in text:
         problems.append("output contains NUL bytes (removed)")
         text = text.replace("\x00", "")
@@ -98,9 +112,9 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
         try:
             payload = json.loads(stripped)
         except ValueError:
-            problems.append("output looks like JSON but does not parse; read as plain text")
+            problems.append((BROKEN_JSON, "output looks like JSON but does not parse; read as plain text"))
         except RecursionError:  # json recurses per bracket: thousands of them are junk, not a crash
-            problems.append("output looks like JSON but does not parse (nested too deeply); read as plain text")
+            problems.append((BROKEN_JSON, "output looks like JSON but does not parse (nested too deeply); read as plain text"))
     if isinstance(payload, dict):
         body = payload.get("text", "")
         text = body if isinstance(body, str) else _dumps(body)
@@ -108,7 +122,7 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
             problems.append("JSON output has no 'images' field")
         paths = _image_list(payload.get("images"), problems)
         if isinstance(payload.get("error"), str) and payload["error"]:
-            problems.append(f"model reported: {payload['error']}")
+            problems.append((MODEL_ERROR, f"model reported: {payload['error']}"))
     elif stripped[: len(_SAVED_PREFIX)].lower() == _SAVED_PREFIX:  # not .lower() of the whole output
         # "Generated image saved to: <path>" (one wrapper's format); the rest of the line is the path
         first, _, rest = stripped.partition("\n")
@@ -120,14 +134,17 @@ def parse_model_output(raw, *, base_dir: str | None = None) -> ModelOutput:
         full = path if (os.path.isabs(path) or base_dir is None) else os.path.join(base_dir, path)
         if path and not is_allowed(full, dirs):  # confined: /etc/passwd is never opened
             refused.append(full)
-            problems.append(refusal_reason(full, dirs))
+            problems.append((IMAGE_REFUSED, refusal_reason(full, dirs)))
         elif path and os.path.isfile(full):
             existing.append(full)
         else:
             missing.append(full)
-            problems.append(f"image path does not exist: {full}")
+            problems.append((IMAGE_MISSING, f"image path does not exist: {full}"))
     if has_surrogates(text):  # a model's "\ud800" escape: such text cannot be written as UTF-8
         problems.append("output text has lone UTF-16 surrogates (replaced by U+FFFD)")
         text = valid_text(text)
+    # a problem is its words, or (code, words) when a scorer decides on it
+    issues = tuple((p[0], valid_text(p[1])) for p in problems if isinstance(p, tuple))
+    words = tuple(valid_text(p[1] if isinstance(p, tuple) else p) for p in problems)
     return ModelOutput(text=text, images=tuple(existing), missing=tuple(missing + refused),
-                       problems=tuple(valid_text(p) for p in problems), refused=tuple(refused))
+                       problems=words, refused=tuple(refused), issues=issues)

@@ -197,18 +197,17 @@ def preflight() -> None:
 
 def _read_output(raw: Any):
     """(ModelOutput, status, reason): ``unparsable`` when we cannot tell what the model returned."""
-    from lmms_plugins.utils.model_output import parse_model_output
+    from lmms_plugins.utils import model_output as mo
 
-    out = parse_model_output(raw)
+    out = mo.parse_model_output(raw)
     if out.missing:
-        return out, st.MISSING_IMAGE, "; ".join(p for p in out.problems if "does not exist" in p or "outside the allowed" in p)
-    broken = [p for p in out.problems if "does not parse" in p or "output is None" in p or "not a string" in p]
+        return out, st.MISSING_IMAGE, "; ".join(out.issue_words(mo.IMAGE_MISSING, mo.IMAGE_REFUSED))
+    broken = out.issue_words(mo.BROKEN_JSON, mo.NO_OUTPUT, mo.NOT_TEXT)
     text = out.text.strip()
     if not broken and text.startswith("{") and ('"text"' in text or '"images"' in text):
         # a wrapper's JSON payload that arrived as text (e.g. replayed) and is cut or broken
-        inner = parse_model_output(text)
-        broken = [p for p in inner.problems if "does not parse" in p]
-    reported = [p for p in out.problems if p.startswith("model reported:")]
+        broken = mo.parse_model_output(text).issue_words(mo.BROKEN_JSON)
+    reported = out.issue_words(mo.MODEL_ERROR)
     if not broken and reported and not text and not out.images:
         broken = reported
     if broken:
