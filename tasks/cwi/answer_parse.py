@@ -79,9 +79,10 @@ _CLOCKWISE = re.compile(r"([-+]?)(\d++(?:\.\d*+)?|\.\d++)([ \t]*+(?:(?:\u00b0|de
                         r"(?:clockwise|cw)(?![A-Za-z])", re.IGNORECASE)
 # "image 2" names an input, it is not a value
 _IMAGE_REF = re.compile(r"(?<![A-Za-z])(?:image|img)[ _#]*+[12](?![\d.])", re.IGNORECASE)
-# "26 px to the right and 39 px up": a shift in words (image axes: x to the right, y down)
+# "26 px to the right and 39 px up": a shift in words (image axes: x to the right, y down); a
+# word followed by '=', ':' or a number is a name ("left: 133", a box side)
 _DIRECTION = re.compile(r"(?<![\w.])(\d++(?:\.\d*+)?)[ \t]*+(?:(?:px|pixels?)[ \t]*+)?(?:to[ \t]++the[ \t]++)?"
-                        r"(left|right|up|down|upwards?|downwards?)(?![A-Za-z])", re.IGNORECASE)
+                        r"(left|right|up|down|upwards?|downwards?)(?![A-Za-z])(?![ \t]*+(?:[:=]|[-+]?\d))", re.IGNORECASE)
 _DIRECTION_HINT = re.compile(r"(?i)(?<![A-Za-z])(?:left|right|up|down)")
 _DIRECTIONS = {"left": "dx=-", "right": "dx=", "up": "dy=-", "down": "dy="}
 

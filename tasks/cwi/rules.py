@@ -173,7 +173,7 @@ def rule_from_config(cfg: Mapping) -> Rule:
 # Readings fixed by a field's name where the card is silent (documented in the README):
 QUARTER_TURN_FIELDS = frozenset({"rots", "rot_k"})  # quarter turns, compared modulo 4
 PERCENT_FIELDS = frozenset({"percent"})  # percentage points; a bare fraction 0 < |v| < 1 is x100
-RATIO_FIELDS = frozenset({"scale"})  # a ratio; written with '%' under its name it is a share ("95.7%" = 0.957)
+RATIO_FIELDS = frozenset({"scale"})  # a ratio; over 2 with '%' under its name it is a share ("95.7%" = 0.957)
 # names that place the numbers of a point / box / cell, first match wins
 POINT_NAMES = (("x", "y"), ("cx", "cy"), ("dx", "dy"), ("col", "row"), ("column", "row"))
 BOX_NAMES = (("x1", "y1", "x2", "y2"), ("xmin", "ymin", "xmax", "ymax"), ("left", "top", "right", "bottom"),
@@ -304,10 +304,11 @@ def _nested_groups(items, orders=(), what="list") -> list[tuple] | None:
 
 
 def _no_extras(parsed: ParsedAnswer, used: set, what: str, named=()) -> None:
-    # a number after a name that is none of the rule's ("radius 142") is another quantity
-    extra = [v for i, v in enumerate(parsed.items) if i not in used and i not in parsed.loose.values()]
+    extra = [v for i, v in enumerate(parsed.items) if i not in used]
     if extra and named and _flat_all(extra) == _flat_all(named):
         return  # "dx=3, dy=-2 (3, -2)": the same values again, not another reading
+    # a number after a name that is none of the rule's ("radius 142") is another quantity
+    extra = [v for i, v in enumerate(parsed.items) if i not in used and i not in parsed.loose.values()]
     if extra:
         raise _Ambiguous(f"ambiguous: unnamed value(s) {_short(extra)} next to the named {what}")
 
@@ -620,8 +621,9 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
         keys = _field_keys(specs, parsed)
         named = {spec.name: _named_value(keys[spec.name], spec, parsed, used) for spec in specs if spec.name in keys}
         for name in RATIO_FIELDS & named.keys():
-            if keys[name] in parsed.percent_of and not isinstance(named[name], tuple):
-                named[name] = named[name] / 100
+            v = named[name]
+            if keys[name] in parsed.percent_of and not isinstance(v, tuple) and abs(v) > 2:
+                named[name] = v / 100  # (no ratio asked is over 2: "1.05 %" is 1.05 with a stray unit)
     if not named and len(parsed.items) == 1 and isinstance(parsed.items[0], tuple) and len(parsed.items[0]) == 1 \
             and isinstance(parsed.items[0][0], Obj):  # [{"dx": 3, "dy": -2}]
         obj = parsed.items[0][0]
