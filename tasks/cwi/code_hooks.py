@@ -6,8 +6,9 @@ lmms-eval calls :func:`doc_to_text` once for the first turn and then after every
 it returns ``(visuals, next_context, terminal, outputs, round_info)``. The round protocol itself is
 in code_rounds.py; the wording in code_prompt.jinja and code_feedback.jinja. When the loop ends
 the last output is a JSON object ``{"text": <final reply>, "cwi_code": <trace>}``, which
-lmms-eval logs as the sample's response and hands to :func:`process_results`. The final reply is
-scored exactly as ``cwi_<task>`` scores its single reply (hooks.process_results, same rule): each
+lmms-eval logs as the sample's response and hands to :func:`process_results`. The final reply,
+without its code blocks (:func:`scored_text`), is scored exactly as ``cwi_<task>`` scores its
+single reply (hooks.process_results, same rule): each
 generated leaf names ``process_results_<task>``, :func:`process_results` bound to the task's rule
 in ``task_rules.RULES`` (built by the module-level ``__getattr__``, as in hooks.py).
 """
