@@ -107,6 +107,8 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
 
     from lmms_plugins.tasks.cwi.code_hooks import scored_text
     from lmms_plugins.tasks.cwi.code_rounds import extract_code, has_answer
+    from lmms_plugins.tasks.dod.judges import parse_edit, parse_refusal
+    from lmms_plugins.utils.generation_failure import detect
 
     int_rule, points_rule = rule_for_task("color_count"), rule_for_task("brightest_blob")
     questions = (Question("Q1", "Is it?", 0.5), Question("Q2", "Is that?", 0.5))
@@ -131,7 +133,34 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
         "cwi_code.has_answer": (has_answer, code_families),
         "cwi_code.scored_text": (scored_text, code_families),
         "status.sample": (lambda t: sample(0.0, "ok", t, "id", predicted=[t]), ("junk", "sentence", "surrogates")),
+        # every output is asked first whether it is a wrapper's failure marker
+        "generation_failure.detect": (detect, text_families + ("closed_brackets",)),
+        "generation_failure(json)": (lambda t: detect(json.dumps({"text": t, "images": []})), text_families),
+        # DoD's judge verdicts: the evidence is looked up in the model's reasoning (here the same text)
+        "dod.parse_refusal": (_swallow(lambda t: parse_refusal(t, t), ValueError), json_families),
+        "dod.parse_edit": (_swallow(parse_edit, ValueError), json_families),
+        "replay.load_outputs": (_replay_file, text_families),
     }
+
+
+def _replay_file(text: str):
+    """A replay JSONL of two lines holding ``text`` as a model's output (written, then read back)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from lmms_plugins.models.replay import ReplayFileError, load_outputs
+
+    fd, name = tempfile.mkstemp(suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as fh:
+            fh.write(json.dumps({"key": "a", "text": text}) + "\n" + json.dumps({"doc_id": 1, "images": [text[:200]]}) + "\n")
+        try:
+            return load_outputs(Path(name))
+        except ReplayFileError:
+            return None
+    finally:
+        os.unlink(name)
 
 
 # ------------------------------------------------------------------ measuring
