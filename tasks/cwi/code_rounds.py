@@ -234,7 +234,7 @@ class Execution:
     truncated: bool  # something was cut (by the sandbox's output limit or the display limit)
     wall_s: float
     reason: str = ""
-    images: list = field(default_factory=list)  # [{"name", "size": [w, h], "thumb": data URI}] of images the code saved
+    images: list = field(default_factory=list)  # [{"name", "size": [w, h], "scaled_from"?, "thumb": data URI}] of images the code saved
     other_files: list = field(default_factory=list)  # [{"name", "bytes", "why"?}] other files (or images that did not decode)
 
 
