@@ -11,7 +11,7 @@ before each answer. Each row gets a fresh judge cache, so every call goes to the
 * ``--serial-threads`` rows: R, C and L asked one after another (with 20 threads: the official
   script's 20 workers each making one call at a time).
 
-The judge client keeps at most ``LMMS_PLUGINS_JUDGE_CONCURRENCY`` (default 20; ``--judge-concurrency``)
+The judge client keeps at most ``LMMS_PLUGINS_JUDGE_CONCURRENCY`` (default 64; ``--judge-concurrency``)
 requests in flight. The ratio is to the official script's ideal, ``calls * latency / 20``.
 
     .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8,16 --serial-threads 20
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=520)
     ap.add_argument("--latency", type=float, default=0.5)
-    ap.add_argument("--judge-concurrency", type=int, default=20, help="LMMS_PLUGINS_JUDGE_CONCURRENCY")
+    ap.add_argument("--judge-concurrency", type=int, default=64, help="LMMS_PLUGINS_JUDGE_CONCURRENCY")
     ap.add_argument("--threads", default="4,8,16", help="--process_docs_parallel values, R, C, L asked together")
     ap.add_argument("--serial-threads", default="", help="as --threads, with R, C, L asked one after another")
     args = ap.parse_args(argv)

@@ -11,9 +11,9 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_MODEL``       the judge model name the endpoint expects (required)
 ``LMMS_PLUGINS_JUDGE_API_KEY``     bearer token; any dummy value works for a local vLLM
 ``LMMS_PLUGINS_JUDGE_TIMEOUT``     seconds for each whole HTTP request (default 60)
-``LMMS_PLUGINS_JUDGE_CONCURRENCY`` judge requests in flight at once per process (default 20, the
-                                   official GRADE script's workers); lower it for a rate-limited
-                                   endpoint
+``LMMS_PLUGINS_JUDGE_CONCURRENCY`` judge requests in flight at once per process, whatever the
+                                   number of threads asking (default 64); lower it for a
+                                   rate-limited endpoint
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
@@ -70,7 +70,7 @@ ENV_MODEL = "LMMS_PLUGINS_JUDGE_MODEL"
 ENV_API_KEY = "LMMS_PLUGINS_JUDGE_API_KEY"
 ENV_TIMEOUT = "LMMS_PLUGINS_JUDGE_TIMEOUT"
 ENV_CONCURRENCY = "LMMS_PLUGINS_JUDGE_CONCURRENCY"
-DEFAULT_CONCURRENCY = 20  # the official GRADE evaluator's worker count
+DEFAULT_CONCURRENCY = 64  # above what --process_docs_parallel 16 asks (48): a bound for rate limits, not a brake
 ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
 ENV_EXTRA_BODY = "LMMS_PLUGINS_JUDGE_EXTRA_BODY"
 

@@ -39,7 +39,7 @@ def test_the_judge_client_keeps_its_requests_in_flight_within_the_concurrency(tm
         assert server.calls == 12 and state["most"] == 3
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "m")
-    assert JudgeConfig.from_env().concurrency == 20  # the official GRADE script's workers
+    assert JudgeConfig.from_env().concurrency == 64
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CONCURRENCY", "4")
     assert JudgeConfig.from_env().concurrency == 4
     for bad in ("0", "-2", "many", "2.5"):
