@@ -222,3 +222,25 @@ def test_a_relative_media_root_is_taken_from_the_current_folder(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert R.main(["run", "--out", "r.html", "--media-root", "data"]) == 0
     assert (tmp_path / "r.html").read_text().count('alt="input image"') == 1
+
+
+def test_broken_text_and_odd_files_end_in_one_line_naming_the_file(tmp_path):
+    run = cwi_run(tmp_path / "o", [True, False, True]).parent
+    samples = next(run.glob("*_samples_cwi_alignment.jsonl"))
+    results = next(run.glob("*_results.json"))
+    good = {samples: samples.read_bytes(), results: results.read_bytes()}
+    edits = [lambda b: b[: len(b) // 2], lambda b: b"", lambda b: b"\xff\xfe" + b, lambda b: b.replace(b"{", b"[", 1),
+             lambda b: b"[" * 100000 + b"]" * 100000, lambda b: b + b"\n{\"doc_id\": 9, \"accuracy\": {\"value\": [1]}}\n"]
+    for f in good:
+        for edit in edits:
+            f.write_bytes(edit(good[f]))
+            for main, argv in ((R.main, [str(run), "--out", str(tmp_path / "r.html")]),
+                               (C.main, [str(run), "--no-chart", "--out", str(tmp_path / "c")])):
+                code, err = _call(main, argv)
+                assert code in (0, 2) and err.count("\n") <= 1 and "unexpected" not in err, (f.name, err)
+                assert code == 0 or f.name in err, err
+            f.write_bytes(good[f])
+    samples.unlink()
+    samples.mkdir()  # a folder named like a samples file
+    code, err = _call(R.main, [str(run), "--out", str(tmp_path / "r.html")])
+    assert code == 2 and "not a regular file" in err
