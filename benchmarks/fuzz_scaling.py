@@ -105,9 +105,10 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
     from lmms_plugins.utils.model_output import parse_model_output
     from lmms_plugins.utils.status import sample
 
-    from lmms_plugins.tasks.cwi.code_hooks import scored_text
+    from lmms_plugins.tasks.cwi.code_hooks import read_response, scored_text
     from lmms_plugins.tasks.cwi.code_rounds import extract_code, has_answer
     from lmms_plugins.tasks.dod.judges import parse_edit, parse_refusal
+    from lmms_plugins.tasks.grade.verdicts import VerdictFileError, parse_line
     from lmms_plugins.utils.generation_failure import detect
 
     int_rule, points_rule = rule_for_task("color_count"), rule_for_task("brightest_blob")
@@ -140,6 +141,13 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
         "dod.parse_refusal": (_swallow(lambda t: parse_refusal(t, t), ValueError), json_families),
         "dod.parse_edit": (_swallow(parse_edit, ValueError), json_families),
         "replay.load_outputs": (_replay_file, text_families),
+        "cwi_code.read_response": (read_response, code_families + ("json_objects",)),
+        "cwi_code.read_resp(json)": (lambda t: read_response(json.dumps({"text": t, "cwi_code": {"replies": [t]}})),
+                                         code_families),
+        # a file of judge verdicts made elsewhere (GRADE's LMMS_PLUGINS_GRADE_VERDICTS): the judge's text in every field
+        "grade.verdict_line": (_swallow(lambda t: parse_line({"task_id": t, "R": t, "C": t, "L": t, "Final Score": t},
+                                                             "verdicts.jsonl:1", t[:64]), VerdictFileError),
+                               ("digits", "junk", "sentence", "surrogates")),
     }
 
 
