@@ -231,7 +231,7 @@ def render_markdown(cmp: Comparison) -> str:
                 who = f"**{_md_escape(row['who'])}**" if row["kind"] == "yours" else _md_escape(row["who"])
                 deltas = " | ".join((('%+.1f' if unit else '%+.3f') % row["deltas"][r]) if r in row["deltas"] else "" for r in runs)
                 lines.append(f"| {rank or ''} | {who} | {fmt_value(row['value'], unit)} | {row['ci']} | {deltas} | {_md_escape(row['source'])} |")
-            for note in dict.fromkeys(blk.notes):
+            for note in [*bound_lines(blk), *dict.fromkeys(blk.notes)]:
                 lines.append(f"\n_note: {_md_escape(note)}_")
             lines.append("")
         rest = [b for b in blks if not b.community]

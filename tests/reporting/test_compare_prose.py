@@ -60,6 +60,8 @@ def test_every_bound_sentence_is_true_of_its_table(tmp_path):
     d_block = text.split("dod_no_hint · D strict")[1].split("dod_no_hint · ")[0]
     assert "a: 0.0 is within the bound 1.7 stated for all evaluated UMMs" in d_block
     assert "b: 50.0 is above the bound 1.7" in d_block and "published rows above that bound: VisTA-BAGEL 93.0" in d_block
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "b: 50.0 is above the bound 1.7" in md and "published rows above that bound: VisTA-BAGEL 93.0" in md
     # the source's sentence that its own table contradicts is not printed as the package's prose
     assert "no evaluated UMM refuses more than" not in text and "no evaluated UMM refuses more than" not in cmp.summary
 
