@@ -278,7 +278,8 @@ def csv_rows(cmp: Comparison) -> list[dict]:
             rows.append({**common, "row": "yours", "model": e.run, "value": e.value, "ci_lo": e.ci[0] if e.ci else "",
                          "ci_hi": e.ci[1] if e.ci else "", "ci_method": e.ci_method, "rank": e.rank or "", "n": e.n or "",
                          "pending": e.pending[0] if e.pending else "", "pending_total": e.pending[1] if e.pending else "",
-                         "protocol": "this package", "notes": "; ".join(dict.fromkeys(blk.notes))})
+                         "protocol": "this package",
+                         "notes": "; ".join(dict.fromkeys([*(b for b in bound_lines(blk) if b.startswith(f"{e.run}: ")), *blk.notes]))})
         for c in blk.community:
             for e in blk.entries or [None]:
                 rows.append({**common, "row": c.kind, "model": c.model, "value": community_value(c, blk.mm), "n": c.n or "",

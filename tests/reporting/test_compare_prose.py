@@ -60,6 +60,11 @@ def test_every_bound_sentence_is_true_of_its_table(tmp_path):
     d_block = text.split("dod_no_hint · D strict")[1].split("dod_no_hint · ")[0]
     assert "a: 0.0 is within the bound 1.7 stated for all evaluated UMMs" in d_block
     assert "b: 50.0 is above the bound 1.7" in d_block and "published rows above that bound: VisTA-BAGEL 93.0" in d_block
+    import csv
+
+    rows = [r for r in csv.DictReader((tmp_path / "cmp" / "compare.csv").open()) if r["row"] == "yours" and r["metric"] == "D_strict"]
+    assert [r["notes"].split(";")[0] for r in rows] == ["a: 0.0 is within the bound 1.7 stated for all evaluated UMMs (DoD dataset card section 6 and the paper)",
+                                                        "b: 50.0 is above the bound 1.7 stated for all evaluated UMMs (DoD dataset card section 6 and the paper)"]
     md = (tmp_path / "cmp" / "compare.md").read_text()
     assert "b: 50.0 is above the bound 1.7" in md and "published rows above that bound: VisTA-BAGEL 93.0" in md
     # the source's sentence that its own table contradicts is not printed as the package's prose
