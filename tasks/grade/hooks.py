@@ -120,6 +120,8 @@ def _record(doc, state: str, reason: str, *, R, C, L, **extra) -> dict:
         # informative only: the reported lenient score is computed from the means
         values["grade_lenient"] = (0.6 * 100 * R + 0.3 * 50 * C + 0.1 * 50 * L) if score.c_applicable else (0.8 * 100 * R + 0.2 * 50 * L)
     out = {m: st.sample(values[m], state, reason, doc["task_id"], **fields) for m in METRICS}
+    if not score.c_applicable:  # no consistency to judge: not pending (utils/run_summary, lmms-plugins check)
+        out["grade_consistency"]["applicable"] = False
     # for the report, once per sample (not on every metric): the rubric with its weights, beside the
     # judge's answers, and which image is which
     out["grade_breakdown"].update(rubric=_rubric(doc), images={"input": doc.get("image_path"), "reference": doc.get("gt")})

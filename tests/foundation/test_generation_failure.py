@@ -332,3 +332,27 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
     # one answer without an image among failures: a number again (0: the model's answer counts)
     mixed = every[1:] + [hooks.process_results(docs[0], ["I cannot draw that."])]
     assert hooks.aggregate_strict([o["grade_strict"] for o in mixed]) == 0.0
+
+
+def test_grade_answer_without_an_image_is_scored_not_pending_whatever_its_consistency_type(tmp_path, monkeypatch):
+    """A text-only answer is the model's (missing_image, 0): the end-of-run lines and `lmms-plugins
+    check` must not count it as pending because consistency does not apply to its sample."""
+    from grade_fixtures import make_dataset
+
+    from lmms_plugins.tasks.grade import hooks
+    from lmms_plugins.tasks.grade.records import load_records
+    from lmms_plugins.utils import run_summary
+
+    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
+    docs = load_records(make_dataset(tmp_path / "GRADE"))
+    kinds = {d["consistency"] for d in docs}
+    assert "none" in kinds and kinds - {"none"}, kinds  # both kinds of sample in the fixture
+    answers = [hooks.process_results(d, ["I cannot draw that."]) for d in docs]
+    assert {o["grade_strict"]["status"] for o in answers} == {"missing_image"}
+    counts = run_summary.count("grade", answers)
+    assert counts.clean and counts.pending == 0, counts.line()
+    # a consistency that applies and has no verdict is still pending
+    pending = dict(answers[0], grade_consistency=dict(answers[0]["grade_consistency"], value=None, status="judge_error"))
+    assert run_summary.count("grade", [pending]).pending == 1
+    failed = run_summary.count("grade", [hooks.process_results(d, [FAILURES[1]]) for d in docs])
+    assert failed.failed == len(docs) and failed.pending == 0
