@@ -8,7 +8,7 @@ scored with both in one run, alternating in rounds, and the ratio of their speed
 the scoring table (part 1) then has a row for each version.
 
 1. Scoring: n model outputs in mixed spellings across the rule kinds, each scored against its
-   gold with the task's YAML rule; next to it, the floor: reading the same n outputs from a
+   gold with the task's rule (goal: at least 20k answers/s with the one answer reader); next to it, the floor: reading the same n outputs from a
    samples JSONL file (one json.loads per line), as a run's logged samples are read. Scored in
    the file's order (tasks mixed) and task by task (as lmms-eval scores: one task after another).
 2. Generation: items per second of each generator, next to the time spent PNG-encoding the same

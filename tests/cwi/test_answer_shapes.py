@@ -394,12 +394,14 @@ def test_parenthesised_pair_is_one_shift_only_when_the_gold_has_one():
     # a shift in direction words (x to the right, y down)
     ("alignment", "12 px to the left and 7 px up", "-12,-7", True),
     ("alignment", "12 px to the left and 7 px up", "-12,7", False),
+    ("retouch_region", "left 10 top 20 right 300 bottom 400", "[10,20,300,400]", True),  # names, not directions
     # 'image 2' names an input
     ("congruent_pair", "shape 3 in image 1, shape 8 in image 2", "[3,8]", True),
     # a sum's result for a count; a ratio written with % under its name
     ("color_count", "30 + 1 (background) = 31", "31", True),
     ("peak_count", "5 + 2 = 8", "7", False),
     ("scan_moire", "scale: 96.1%", "0.961", True),
+    ("scan_moire", "scale: 1.0551 %", "1.0551", True),  # no ratio asked is over 2: a stray unit
     ("restore_then_measure", "percent: 37.5%", "37.5", True),
     # SI digit groups for one value only
     ("trace_length", "3 519", "3519.3", True),
