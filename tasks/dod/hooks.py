@@ -476,7 +476,9 @@ def aggregate_run(items: list) -> dict:
     records = _records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] {st.task_label('dod')}: {line}", file=sys.stderr)
-    facts = {**M.run_facts(records), "data_problems": _data_problems()}
+    facts = {**M.run_facts(records), "data_problems": _data_problems(),
+             # what the refusal mode cost: responses the judge read (all in judge mode, the uncertain in hybrid)
+             "refusal_judged": sum(1 for r in records if r.refusal_rule in ("judge", "hybrid_judge"))}
     kept = {k: v for k, v in facts.items() if k == "samples" or v}
     from .refusal.classifier import model_version
 

@@ -122,3 +122,5 @@ def test_hybrid_sends_an_uncovered_language_to_the_judge(docs, monkeypatch):
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         rec = hooks.score_sample(docs["material_modification-1-infeasible"], json.dumps({"text": POLISH_DECLINE, "images": []}))
         assert server.calls == 1 and rec.refused is True and rec.refusal_rule == "hybrid_judge" and rec.status == "ok"
+        out = hooks.process_results(docs["material_modification-1-infeasible"], [json.dumps({"text": POLISH_DECLINE, "images": []})])
+        assert hooks.aggregate_run([out["dod_run"]])["refusal_judged"] == 1  # what hybrid mode cost, in the results
