@@ -65,8 +65,8 @@ def _mount_script(needed: list[str]) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module")
-def as_user():
+def user_runner(source: str):
+    """``run(name)``: ``python <source> name`` as the user, from its private home; its JSON line."""
     why = _user_reason()
     if why:
         pytest.skip(why)
@@ -83,19 +83,25 @@ def as_user():
 
     needed += list(lmms_plugins.__path__)
     script = _mount_script(needed)
+    base = os.path.basename(source)
 
     def run(name: str) -> dict:
         # the attack module is copied into the user's private home and run from there
-        target = os.path.join(home, "sandbox_attacks.py")
-        shutil.copy(os.path.join(HERE, "sandbox_attacks.py"), target)
+        target = os.path.join(home, base)
+        shutil.copy(source, target)
         shutil.chown(target, USER, USER)
         cmd = (f"{script}\ncd {shlex.quote(home)}\nexec runuser -u {USER} -- env -i HOME={shlex.quote(home)} "
-               f"PATH=/usr/bin:/bin {shlex.quote(sys.executable)} sandbox_attacks.py {name}")
+               f"PATH=/usr/bin:/bin {shlex.quote(sys.executable)} {base} {name}")
         p = subprocess.run(["unshare", "--mount", "--", "sh", "-c", cmd], check=False, capture_output=True, text=True, timeout=180)
         assert p.returncode == 0, p.stderr[-3000:]
         return json.loads(p.stdout.strip().splitlines()[-1])
 
     return run
+
+
+@pytest.fixture(scope="module")
+def as_user():
+    return user_runner(os.path.join(HERE, "sandbox_attacks.py"))
 
 
 @pytest.fixture(params=["root", "user"])

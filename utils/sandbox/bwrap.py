@@ -102,7 +102,11 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
         for src, dest, _ in v.packages:
             a += ["--ro-bind", src, dest]
         a += ["--remount-ro", v.site_dir]
-    a += ["--proc", "/proc", "--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    # /proc/sys hidden under an empty read-only tmpfs: a root evaluator's sandbox is uid 0 outside
+    # (without capabilities), and the kernel lets uid 0 write most sysctls by file mode alone
+    # (kernel.core_pattern, kernel.modprobe: a command run as host root)
+    a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    a += ["--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     a += ["--size", tmp_bytes, "--tmpfs", "/tmp"]
     a += ["--size", str((int(limits.max_scratch_mb) << 20) + input_bytes), "--tmpfs", WORKDIR]
     a += ["--perms", "0444", "--ro-bind-data", str(fds["program"]), PROGRAM]
@@ -216,6 +220,7 @@ class Bwrap(Provider):
         group = cgroup.new(limits)
         argv = [shutil.which("prlimit") or "prlimit", *_rlimits(limits), "--", *_argv(bwrap, limits, fds, sizes)]
         proc = scratch = None
+        tmpfs: list[int] = []
         try:
             try:
                 proc = subprocess.Popen(argv, cwd="/", env=env("/tmp", "/tmp/.cache", view().site_dir), stdin=subprocess.DEVNULL,
@@ -231,6 +236,8 @@ class Bwrap(Provider):
             try:
                 child = int(_read_info(info_r, proc, deadline)["child-pid"])
                 scratch = _wait_for_root(child, proc, deadline)
+                for d in ("/tmp", "/dev/shm"):  # set up (bwrap waits), so no link of the program's yet
+                    tmpfs.append(os.open(f"/proc/{child}/root{d}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC))
                 if group is not None:
                     group.attach([proc.pid, child])
                 inputs = write_inputs(scratch, files)
@@ -239,17 +246,33 @@ class Bwrap(Provider):
                 err = _abort(proc, child)
                 raise SandboxStartError(f"{e}" + (f": {err[-500:]}" if err else "")) from None
         except BaseException:
-            if scratch is not None:
-                os.close(scratch)
+            for fd in tmpfs + ([scratch] if scratch is not None else []):
+                os.close(fd)
             if group is not None:
                 group.remove()
             raise
         finally:
             os.close(info_r)
             os.close(block_w)
+
+        def cleanup():
+            for fd in tmpfs:
+                os.close(fd)
+            if group is not None:
+                group.remove()
+
         # killing the namespace's first process kills everything in it
-        return Started(proc, scratch, inputs, cleanup=(group.remove if group else lambda: None), signal_base=128,
-                       memory_exceeded=(group.exceeded if group else lambda: False), kill=lambda: _kill(child, proc))
+        return Started(proc, scratch, inputs, cleanup=cleanup, signal_base=128,
+                       memory_exceeded=(group.exceeded if group else lambda: False), kill=lambda: _kill(child, proc),
+                       files_held=lambda: sum(_inodes_used(fd) for fd in (scratch, *tmpfs)))
+
+
+def _inodes_used(fd: int) -> int:
+    try:
+        st = os.fstatvfs(fd)
+    except OSError:
+        return 0
+    return max(0, st.f_files - st.f_ffree)
 
 
 def _input_sizes(files: Mapping) -> int:

@@ -32,6 +32,9 @@ class Limits:
     max_returned_mb: float = 16.0  # ... at most this much in total (larger ones are skipped)
     private_tmp_mb: int = 64  # size of /tmp (also HOME) and of /dev/shm, each a tmpfs
     max_scratch_mb: int = 256  # size of the scratch tmpfs on top of the inputs (full: output_limit)
+    # files + folders in /work, /tmp and /dev/shm together (each ~1 KB of kernel memory that no
+    # tmpfs size counts), counted every 50 ms; more: killed, output_limit
+    max_files: int = 50_000
 
 
 @dataclass(frozen=True)

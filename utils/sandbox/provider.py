@@ -36,6 +36,8 @@ class Started:
     signal_base: int = 0  # exit codes above this mean "ended by signal (code - base)"
     memory_exceeded: Callable[[], bool] = field(default=lambda: False)  # the whole-execution limit was hit
     kill: Callable[[], None] | None = None  # ends everything the execution started (default: proc.kill)
+    # files + folders the execution holds now (its tmpfs' inodes, which no size limit counts), or 0
+    files_held: Callable[[], int] = field(default=lambda: 0)
 
 
 class Provider(ABC):

@@ -26,7 +26,9 @@ from .provider import SandboxStartError, Started, get
 from .scratch import check_name, collect
 
 _LIMIT_FIELDS = ("wall_s", "cpu_s", "memory_mb", "file_size_mb", "max_processes", "max_open_files",
-                 "max_output_bytes", "max_scratch_mb", "private_tmp_mb")
+                 "max_output_bytes", "max_scratch_mb", "private_tmp_mb", "max_files")
+TOO_MANY_FILES = "too_many_files"  # killed_for only: reported as output_limit
+_COUNT_EVERY_S = 0.05  # how often the files an execution holds are counted
 _MEMORY_TEXT = ("MemoryError", "Unable to allocate", "Cannot allocate memory", "std::bad_alloc",
                 "Insufficient memory", "Failed to allocate")
 
@@ -116,6 +118,7 @@ def _watch(started: Started, limits: Limits, t0: float, provider: str) -> ExecRe
     sel.register(pidfd, selectors.EVENT_READ)
     open_fds = set(streams)
     exited = False
+    next_count = time.monotonic()
     try:
         while True:
             now = time.monotonic()
@@ -132,7 +135,13 @@ def _watch(started: Started, limits: Limits, t0: float, provider: str) -> ExecRe
                     _kill(started)
                     proc.wait()
                 break
-            for key, _ in sel.select(timeout=max(0.0, deadline - now)):
+            if not exited and killed_for is None and now >= next_count:
+                next_count = now + _COUNT_EVERY_S
+                if started.files_held() > limits.max_files:
+                    killed_for = TOO_MANY_FILES
+                    _kill(started)
+                    deadline = min(deadline, now + 2.0)
+            for key, _ in sel.select(timeout=max(0.0, min(deadline, next_count) - now)):
                 if key.fd == pidfd:
                     continue
                 try:
@@ -177,6 +186,8 @@ def _classify(rc, killed_for, stderr: str, limits: Limits) -> tuple[str, str]:
         return TIMEOUT, f"killed after {limits.wall_s:g} s wall clock"
     if killed_for == OUTPUT_LIMIT:
         return OUTPUT_LIMIT, f"killed: more than {limits.max_output_bytes} bytes of output"
+    if killed_for == TOO_MANY_FILES:
+        return OUTPUT_LIMIT, f"killed: more than {limits.max_files} files and folders in /work, /tmp and /dev/shm"
     if killed_for == MEMORY:
         return MEMORY, f"killed: the execution used more than {limits.memory_mb} MB of memory"
     if rc == 0:

@@ -4,7 +4,7 @@ binding) into the BPF program that bubblewrap loads with ``--seccomp FD``.
 Default allow; the calls below fail with EPERM. They reach kernel state that namespaces do not
 separate (keyrings), let one process read or steer another (ptrace and friends), change the
 mount or namespace set-up, load code into the kernel, or make memory that neither a tmpfs size
-nor RLIMIT_AS counts (memfd, SysV shared memory and message queues). A call of another
+nor RLIMIT_AS counts (memfd, SysV shared memory and message queues, socket buffers). A call of another
 architecture's ABI (32-bit ``int 0x80``, x32) kills the process (libseccomp's default for a
 foreign architecture), so the list cannot be bypassed through another ABI.
 """
@@ -19,8 +19,10 @@ DENIED = (
     "keyctl", "add_key", "request_key",
     # reading or steering another process
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    # memory outside the tmpfs sizes and RLIMIT_AS
-    "memfd_create", "memfd_secret", "shmget", "shmat", "msgget", "msgsnd",
+    # memory outside the tmpfs sizes and RLIMIT_AS; sockets too: a socket pair's buffers (up to
+    # 2 x net.core.wmem_max each, 8 MB here) hold a GB per process in the kernel, and there is no
+    # network to use them for
+    "memfd_create", "memfd_secret", "shmget", "shmat", "msgget", "msgsnd", "socket", "socketpair",
     # the mount and namespace set-up
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree", "fsopen",
     "fsmount", "fsconfig", "fspick", "mount_setattr",

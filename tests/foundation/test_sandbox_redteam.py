@@ -1,0 +1,148 @@
+"""Red-team findings on the bubblewrap sandbox, each as root (this process) and as an ordinary
+user whose home is private (the user arm of test_sandbox_attacks.py: ``python
+test_sandbox_redteam.py NAME`` run by that user prints the observations as JSON).
+
+* a root evaluator's sandbox is uid 0 outside, and the kernel lets uid 0 write most sysctls by
+  file mode alone (``kernel.core_pattern``, ``kernel.modprobe``: a command run as host root);
+* a socket pair's buffers live in the kernel, outside RLIMIT_AS (a GB from one process);
+* files and folders on a tmpfs cost kernel memory that its size does not count (half a million
+  folders in 8 s from one process).
+
+No attack here changes the host: a sysctl is only opened for writing, never written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from lmms_plugins.utils.sandbox import Limits, run_python
+
+LIMITS = Limits(wall_s=20, memory_mb=256, max_scratch_mb=32, private_tmp_mb=16)
+
+
+def _r(r) -> dict:
+    return {"status": r.status, "stdout": r.stdout, "stderr": r.stderr[-600:], "reason": r.reason,
+            "files": sorted(r.files), "sandbox": r.sandbox}
+
+
+def proc_sys() -> dict:
+    """Every /proc/sys file it can open for writing (opened only, nothing written)."""
+    code = """
+import os
+w = []
+for dp, dns, fns in os.walk('/proc/sys'):
+    for f in fns:
+        try:
+            os.close(os.open(os.path.join(dp, f), os.O_WRONLY | os.O_NONBLOCK))
+            w.append(os.path.join(dp, f))
+        except OSError:
+            pass
+print(len(w), w[:5])
+"""
+    return _r(run_python(code, {}, LIMITS))
+
+
+def socket_buffers() -> dict:
+    """Fill socket pairs' send buffers until something stops it; prints the MB held."""
+    code = """
+import socket
+n, socks = 0, []
+try:
+    while n < (1 << 30):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 24)
+        try:
+            while True:
+                n += a.send(b'x' * 65536)
+        except BlockingIOError:
+            pass
+        socks.append((a, b))
+except OSError as e:
+    print('stopped:', e)
+print('held_mb', n >> 20)
+"""
+    return _r(run_python(code, {}, LIMITS))
+
+
+def many_inodes() -> dict:
+    """Folders, files, hard links and symbolic links on the three tmpfs, as fast as it can."""
+    code = """
+import os, time
+open('/work/f', 'w').close()
+n, t = 0, time.time()
+while time.time() - t < 15:
+    for d in ('/tmp', '/work', '/dev/shm'):
+        for i in range(500):
+            os.mkdir(f'{d}/d{n}_{i}')
+            os.link('/work/f', f'/work/l{n}_{d[1]}_{i}')
+            os.symlink('x', f'{d}/s{n}_{i}')
+    n += 1
+print('made', n * 4500)
+"""
+    return _r(run_python(code, {}, LIMITS))
+
+
+def files_back_still_work() -> dict:
+    """A program that saves a few files in folders still gets them back (max_files is not hit)."""
+    code = "import os\nos.makedirs('/work/a/b')\nfor i in range(3): open(f'/work/a/b/{i}.png', 'wb').write(b'x')\n"
+    return _r(run_python(code, {"image.png": b"png"}, LIMITS))
+
+
+@pytest.fixture(params=["root", "user"])
+def attack(request, monkeypatch, tmp_path):
+    if request.param == "root":
+        if os.geteuid() != 0:
+            pytest.skip("this arm runs as root (CI); the user arm covers a non-root evaluator")
+        monkeypatch.chdir(tmp_path)
+        return lambda name: json.loads(json.dumps(globals()[name]()))
+    return request.getfixturevalue("redteam_user")
+
+
+@pytest.fixture(scope="module")
+def redteam_user():
+    from test_sandbox_attacks import user_runner
+
+    return user_runner(os.path.abspath(__file__))
+
+
+def test_no_sysctl_is_writable(attack):
+    out = attack("proc_sys")
+    assert out["status"] == "ok" and out["sandbox"] == "bwrap", out
+    assert out["stdout"].split()[0] == "0", out["stdout"]  # was 769 for a root evaluator
+
+
+def test_socket_buffers_cannot_hold_memory(attack):
+    out = attack("socket_buffers")
+    assert out["sandbox"] == "bwrap", out
+    if out["status"] == "ok":
+        held = int(out["stdout"].split("held_mb")[1])
+        assert held < 256, out  # was 988 MB under memory_mb=256 for a user (no cgroup)
+        assert "Operation not permitted" in out["stdout"]
+    else:
+        assert out["status"] == "memory", out
+
+
+def test_files_on_the_tmpfs_are_bounded(attack):
+    out = attack("many_inodes")
+    # killed near max_files (a cgroup may stop it first, for the memory those files take)
+    assert out["status"] in ("output_limit", "memory") and out["sandbox"] == "bwrap", out
+    if out["status"] == "output_limit":
+        assert "more than 50000 files and folders" in out["reason"], out
+    assert "made" not in out["stdout"]
+
+
+def test_files_back_still_come_back(attack):
+    out = attack("files_back_still_work")
+    assert out["status"] == "ok" and out["files"] == ["a/b/0.png", "a/b/1.png", "a/b/2.png"], out
+
+
+if __name__ == "__main__":
+    print(json.dumps(globals()[sys.argv[1]]()))
