@@ -4,7 +4,8 @@ For each run (an lmms-eval ``--output_path`` folder or ``*_results.json``, or lm
 lmms_plugins/runs.py) and each task with a samples file (``--log_samples``), the samples whose
 generation failed, that are pending (not scored: judge, detector or data missing), that ended in a
 scorer error, or that ran model code unconfined (utils/run_summary.py), and the metrics that are
-not a number. The exit status is for scripts and CI:
+not a number. A task of another package (no per-sample status) is checked for lmms-eval's failure
+markers in its logged outputs only (utils/generation_failure.py). The exit status is for scripts and CI:
 
 * 0: every sample of every task was generated and scored;
 * 1: some were not (the lines say which, per task);
@@ -43,6 +44,23 @@ def _not_numbers(values: dict) -> list[str]:
     return sorted(m for m, v in values.items() if isinstance(v, float) and math.isnan(v))
 
 
+def _failed_output(sample: dict) -> bool:
+    """Whether a samples-file line's logged output (``filtered_resps``, else ``resps``: a text or
+    nested lists of them) is a failure: a wrapper's marker or nothing at all."""
+    from lmms_plugins.utils.generation_failure import detect
+
+    stack, seen = [sample.get("filtered_resps", sample.get("resps"))], 0
+    while stack:
+        out = stack.pop()
+        if isinstance(out, list):
+            stack.extend(out)
+            continue
+        seen += 1
+        if (out is None or isinstance(out, (str, dict))) and detect(out) is not None:
+            return True
+    return seen == 0
+
+
 def check_run(path: str) -> tuple[int, list[str], list[dict]]:
     """(exit status, lines, per-task summaries) of one run."""
     from lmms_plugins.runs import ResultsError, load_run
@@ -66,7 +84,17 @@ def check_run(path: str) -> tuple[int, list[str], list[dict]]:
             lines.append(f"  {name}: no samples file: cannot tell (run lmms-eval with --log_samples){unknown}")
             rows.append({"task": name, "samples": None})
             continue
-        counts = run_summary.count(name, (s for s in tr.samples if isinstance(s, dict)))
+        samples = [s for s in tr.samples if isinstance(s, dict)]
+        if samples and not any(run_summary.is_record(v) for s in samples for v in s.values()):
+            # another package's task (lmms-eval's own metrics): no per-sample status to read, but a
+            # wrapper's failure marker in the logged output is still a failed generation
+            failed = [s for s in samples if _failed_output(s)]
+            code = max(code, NOT_CLEAN if failed else CLEAN)
+            lines.append(f"  {name}: {len(failed)} generation failed of {len(samples)} samples (not a task of this package: "
+                         f"only lmms-eval's failure markers in its outputs are checked){unknown}")
+            rows.append({"task": name, "samples": len(samples), "failed": len(failed), "status_checked": False})
+            continue
+        counts = run_summary.count(name, samples)
         if not counts.clean:
             code = max(code, NOT_CLEAN)
         lines.append(f"  {counts.line()}{unknown}")

@@ -126,3 +126,19 @@ def test_results_and_samples_of_any_shape_end_in_a_line_not_a_traceback(tmp_path
         assert code in (0, 1, 2)
         out = capsys.readouterr()
         assert "Traceback" not in out.out + out.err and "lmms-plugins check:" in out.err
+
+
+def test_a_task_of_another_package_is_checked_for_failure_markers_in_its_outputs(tmp_path, capsys):
+    """lmms-eval's own tasks log no per-sample status: their outputs are read for the wrappers' markers,
+    so a stock task whose generations failed is not 'generated and scored' (exit 1)."""
+    outputs = ["A", "[LMMS_EVAL_REQUEST_FAILED after 3 retries] Connection error.", ["[LMMS_EVAL_BUDGET_EXCEEDED]"], [[""]]]
+    stock = [dict(sample_line(i, {"exact_match": 1.0}), filtered_resps=o) for i, o in enumerate(outputs)]
+    write_run(tmp_path / "bad", {"mme": {"exact_match": 0.25}}, {"mme": stock})
+    assert check.main([str(tmp_path / "bad")]) == 1
+    out = capsys.readouterr().out
+    assert "mme: 3 generation failed of 4 samples (not a task of this package" in out, out
+    good = [dict(sample_line(i, {"exact_match": 1.0}), filtered_resps=[o]) for i, o in enumerate(["A", "B"])]
+    write_run(tmp_path / "good", {"mme": {"exact_match": 1.0}}, {"mme": good})
+    assert check.main([str(tmp_path / "good"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[str(tmp_path / "good")] == [
+        {"task": "mme", "samples": 2, "failed": 0, "status_checked": False}]
