@@ -283,6 +283,8 @@ def fetch(url: str, *, max_bytes: int, timeout_s: float, client: Any = None) -> 
             return b"".join(chunks)
     except httpx.TimeoutException:
         raise FetchError(f"GET {url[:120]} did not complete within {timeout_s:g} s", retryable=True) from None
+    except httpx.UnsupportedProtocol as exc:  # a redirect to file: or another scheme: refused, never retried
+        raise FetchError(f"GET {url[:120]} was redirected to a URL that is not http(s): {exc}") from None
     except httpx.TransportError as exc:  # a refused connection, a broken body
         raise FetchError(f"GET {url[:120]} failed: {type(exc).__name__}: {exc}", retryable=True) from None
     except httpx.HTTPError as exc:  # too many redirects, a redirect to a scheme httpx does not speak...

@@ -43,6 +43,14 @@ def test_an_image_url_that_is_not_http_is_never_followed(tmp_path, url):
     assert detect(answer) is not None and saved(tmp_path) == []
 
 
+def test_a_redirect_to_a_local_file_is_refused_and_not_retried(tmp_path):
+    redirect = [http_reply(302, b"", extra="Location: file:///etc/passwd\r\n")]
+    with RawServer(lambda path: redirect) as url:
+        answer = edit_once(tmp_path, lambda req: {"created": 0, "data": [{"url": url + "/img.png"}]}, max_retries=3)
+    assert answer.startswith(f"{FAILED}0 retries] could not fetch the edited image") and "not http(s)" in answer, answer
+    assert saved(tmp_path) == []
+
+
 def test_data_urls_and_http_urls_are_fetched(tmp_path):
     data_url = "data:image/png;base64," + base64.b64encode(RED).decode()
     answer = edit_once(tmp_path, lambda req: {"created": 0, "data": [{"url": data_url}]})
