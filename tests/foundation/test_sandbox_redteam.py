@@ -144,5 +144,82 @@ def test_files_back_still_come_back(attack):
     assert out["status"] == "ok" and out["files"] == ["a/b/0.png", "a/b/1.png", "a/b/2.png"], out
 
 
+HOSTILE = """```python
+import os
+from PIL import Image
+root = os.environ.get('LMMS_PLUGINS_CWI_ROOT') or '%s'
+found = []
+for top in ('/', root):
+    for dp, dns, fns in os.walk(top):
+        if dp.startswith(('/proc', '/dev')):
+            dns[:] = []
+        found += [os.path.join(dp, f) for f in fns if f.endswith('.parquet')]
+print('FOUND', found)
+parquet = os.path.join(root, 'alignment', 'test-00000-of-00001.parquet')
+os.symlink(parquet, 'gold.png')
+os.symlink('/etc/passwd', 'passwd.png')
+Image.new('RGB', (8, 8), (1, 2, 3)).save(b'bad\\xff.png', format='PNG')
+Image.new('RGB', (8, 8), (4, 5, 6)).save('line\\nbreak.png', format='PNG')
+Image.new('RGB', (8, 8), (7, 8, 9)).save('ok.png')
+```"""
+
+
+class HostileModel:
+    """Round 1: looks for the answers and leaves links and odd names; round 2: answers 0 outside
+    code, 17 inside a code comment."""
+
+    def __init__(self, root: str, answer: tuple[int, int]):
+        self.root, self.answer, self.round2 = root, answer, []
+
+    def __call__(self, request: dict) -> str:
+        from judge_server import image_urls, message_text
+
+        text = message_text(request)
+        if "=== Result of running the code of reply 1 ===" not in text:
+            return HOSTILE % self.root
+        self.round2.append({"text": text, "n_images": len(image_urls(request))})
+        dx, dy = self.answer  # item 0's: right inside a code comment, wrong outside code
+        return f"```python\n# <answer>{dx},{dy}</answer>\n```\nSo: <answer>{dx + 50},{dy}</answer>"
+
+
+@pytest.mark.e2e
+def test_the_cli_with_a_hostile_model(tmp_path, run_lmms_eval):
+    """The real lmms-eval CLI, root, data root in a private folder: the model's code finds no
+    parquet, the links it leaves are not followed, the odd names cost only their images, the
+    samples log is whole, and the answer scored is the one outside code."""
+    from judge_server import FakeJudgeServer
+    from lmms_plugins.tasks.cwi.generate import main as make_data
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    root = private / "cwi"
+    assert make_data(["--tasks", "alignment", "--n", "2", "--seed", "3", "--out", str(root)]) == 0
+    gold = (root / "alignment" / "test-00000-of-00001.parquet").read_bytes()
+    from datasets import load_dataset
+
+    dx, dy = (int(v) for v in load_dataset(str(root), "alignment")["test"][0]["answer"].split(","))
+    model = HostileModel(str(root), (dx, dy))
+    with FakeJudgeServer(model, model="hostile") as server:
+        res = run_lmms_eval("cwi_code_alignment", "openai",
+                            f"model=hostile,base_url={server.base_url},api_key=none,max_retries=1,num_concurrent=2",
+                            out_dir=private / "run", env={"LMMS_PLUGINS_CWI_ROOT": str(root), "OPENAI_API_KEY": "none"})
+    samples = res["_samples"]["cwi_code_alignment"]
+    assert len(samples) == 2 and len(model.round2) == 2
+    for seen in model.round2:
+        assert "FOUND []" in seen["text"], seen["text"][-2000:]
+        assert "root:" not in seen["text"] and "PAR1" not in seen["text"]
+        assert seen["n_images"] == 2 + 1  # the item's images and ok.png only
+    for sample in samples:
+        raw = sample["filtered_resps"]
+        while isinstance(raw, list):
+            raw = raw[0]
+        final = json.loads(raw)
+        ex = final["cwi_code"]["executions"][0]
+        assert ex["status"] == "ok" and [im["name"] for im in ex["images"]] == ["ok.png"], ex
+        assert sample["accuracy"]["predicted"] == {"dx": dx + 50, "dy": dy}, sample["accuracy"]  # not the comment's
+        assert sample["accuracy"]["value"] == 0.0
+    assert gold not in json.dumps(samples).encode()
+
+
 if __name__ == "__main__":
     print(json.dumps(globals()[sys.argv[1]]()))
