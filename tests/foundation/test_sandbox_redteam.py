@@ -6,7 +6,8 @@ test_sandbox_redteam.py NAME`` run by that user prints the observations as JSON)
   file mode alone (``kernel.core_pattern``, ``kernel.modprobe``: a command run as host root);
 * a socket pair's buffers live in the kernel, outside RLIMIT_AS (a GB from one process);
 * files and folders on a tmpfs cost kernel memory that its size does not count (half a million
-  folders in 8 s from one process).
+  folders in 8 s from one process);
+* /proc/keys listed the evaluator's session keyring (the names of its keys).
 
 No attack here changes the host: a sysctl is only opened for writing, never written.
 """
@@ -90,6 +91,20 @@ print('made', n * 4500)
     return _r(run_python(code, {}, LIMITS))
 
 
+def keyring_names() -> dict:
+    """The evaluator keeps a key in its session keyring; the execution lists /proc/keys."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = libc.syscall(248, b"user", b"rt28_evaluator_secret_name", b"payload", 7, -3)  # add_key(..., session)
+    try:
+        code = "try:\n    print(open('/proc/keys').read())\nexcept OSError as e:\n    print(e)"
+        return {"key": key, **_r(run_python(code, {}, LIMITS))}
+    finally:
+        if key > 0:
+            libc.syscall(250, 3, key)  # keyctl(KEYCTL_REVOKE)
+
+
 def files_back_still_work() -> dict:
     """A program that saves a few files in folders still gets them back (max_files is not hit)."""
     code = "import os\nos.makedirs('/work/a/b')\nfor i in range(3): open(f'/work/a/b/{i}.png', 'wb').write(b'x')\n"
@@ -137,6 +152,12 @@ def test_files_on_the_tmpfs_are_bounded(attack):
     if out["status"] == "output_limit":
         assert "more than 50000 files and folders" in out["reason"], out
     assert "made" not in out["stdout"]
+
+
+def test_the_evaluators_keyring_is_not_listed(attack):
+    out = attack("keyring_names")
+    assert out["key"] > 0 and out["status"] == "ok", out
+    assert "rt28_evaluator_secret_name" not in out["stdout"] and "_ses" not in out["stdout"], out["stdout"]
 
 
 def test_files_back_still_come_back(attack):

@@ -105,7 +105,9 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
     # /proc/sys hidden under an empty read-only tmpfs: a root evaluator's sandbox is uid 0 outside
     # (without capabilities), and the kernel lets uid 0 write most sysctls by file mode alone
     # (kernel.core_pattern, kernel.modprobe: a command run as host root)
-    a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    # /proc/keys lists the evaluator's session keyring (its keys' names; seccomp refuses the rest)
+    a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys",
+          "--ro-bind", "/dev/null", "/proc/keys"]
     a += ["--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     a += ["--size", tmp_bytes, "--tmpfs", "/tmp"]
     a += ["--size", str((int(limits.max_scratch_mb) << 20) + input_bytes), "--tmpfs", WORKDIR]
