@@ -147,7 +147,9 @@ def test_small_context_server_gives_generation_failed_but_an_answer_stays_an_ans
     assert grade["grade_strict,none"] == 0.0 and grade["grade_breakdown,none"]["status_counts"] == {"missing_image": n_grade}
     assert grade["generation_failure_rate,none"] == 0.0  # a text answer without an image is an answer
     assert not [line for line in res["_stderr"].splitlines() if "WARNING: grade: " in line]
-    assert "grade:" not in res["_stdout"].rstrip().splitlines()[-1]  # not among the end-of-run lines
+    last = res["_stdout"].rstrip().splitlines()
+    end_lines = last[max(i for i, line in enumerate(last) if line.startswith("|")) + 1:]
+    assert not [line for line in end_lines if "grade:" in line], end_lines  # scored answers: not among the end-of-run lines
 
 
 def test_grade_without_a_judge_stops_before_the_first_request(tmp_path, data):
