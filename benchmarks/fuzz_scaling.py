@@ -5,7 +5,8 @@
 For each function (the model output parser, CwI's span finder, answer parser and rules, DoD's
 refusal detector and [ABSTAIN] check, the judge reply parser, GRADE's verdict parsing, the
 per-sample record sanitiser, the code rounds' fence reader: the code run, the answer outside code,
-the text scored) and each adversarial input family (one endless sentence, ". "
+the text scored; the failure-marker check every output passes first, DoD's judge verdicts, a replay
+file's lines, the code loop's logged reply, a GRADE verdicts file's line) and each adversarial input family (one endless sentence, ". "
 repeated, unclosed tags, thousands of brackets, endless digits, random junk, "İ" (whose lower case
 is longer), lone surrogates; for the code rounds: unclosed ```python lines, fence pairs, tilde
 fences, fences of growing length, CRLF code with an answer in a comment), the input grows from
