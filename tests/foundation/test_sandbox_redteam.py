@@ -7,7 +7,9 @@ test_sandbox_redteam.py NAME`` run by that user prints the observations as JSON)
 * a socket pair's buffers live in the kernel, outside RLIMIT_AS (a GB from one process);
 * files and folders on a tmpfs cost kernel memory that its size does not count (half a million
   folders in 8 s from one process);
-* /proc/keys listed the evaluator's session keyring (the names of its keys).
+* /proc/keys listed the evaluator's session keyring (the names of its keys);
+* for a root evaluator, the files of /proc only uid 0 may read (slabinfo, timer_list: the host
+  kernel's state) were readable.
 
 No attack here changes the host: a sysctl is only opened for writing, never written.
 """
@@ -46,6 +48,28 @@ for dp, dns, fns in os.walk('/proc/sys'):
         except OSError:
             pass
 print(len(w), w[:5])
+"""
+    return _r(run_python(code, {}, LIMITS))
+
+
+def root_only_proc() -> dict:
+    """Every file of /proc that only its owner may read, read."""
+    code = """
+import os, stat
+read = []
+for name in os.listdir('/proc'):
+    p = '/proc/' + name
+    try:
+        st = os.lstat(p)
+        if name.isdigit() or not stat.S_ISREG(st.st_mode) or st.st_mode & 0o044:
+            continue
+        with open(p, 'rb', buffering=0) as f:
+            os.set_blocking(f.fileno(), False)
+            if f.read(64):
+                read.append(p)
+    except OSError:
+        pass
+print(read)
 """
     return _r(run_python(code, {}, LIMITS))
 
@@ -132,6 +156,11 @@ def test_no_sysctl_is_writable(attack):
     out = attack("proc_sys")
     assert out["status"] == "ok" and out["sandbox"] == "bwrap", out
     assert out["stdout"].split()[0] == "0", out["stdout"]  # was 769 for a root evaluator
+
+
+def test_root_only_proc_files_are_not_read(attack):
+    out = attack("root_only_proc")
+    assert out["status"] == "ok" and out["stdout"].strip() == "[]", out  # was slabinfo, timer_list, ... for root
 
 
 def test_socket_buffers_cannot_hold_memory(attack):

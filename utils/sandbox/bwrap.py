@@ -23,6 +23,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Mapping
@@ -106,8 +107,9 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
     # (without capabilities), and the kernel lets uid 0 write most sysctls by file mode alone
     # (kernel.core_pattern, kernel.modprobe: a command run as host root)
     # /proc/keys lists the evaluator's session keyring (its keys' names; seccomp refuses the rest)
-    a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys",
-          "--ro-bind", "/dev/null", "/proc/keys"]
+    a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    for f in ("/proc/keys", *_root_only_proc_files()):
+        a += ["--ro-bind", "/dev/null", f]
     a += ["--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     a += ["--size", tmp_bytes, "--tmpfs", "/tmp"]
     a += ["--size", str((int(limits.max_scratch_mb) << 20) + input_bytes), "--tmpfs", WORKDIR]
@@ -115,6 +117,24 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
     a += ["--remount-ro", "/", "--chdir", WORKDIR]
     a += ["--seccomp", str(fds["seccomp"]), "--info-fd", str(fds["info"]), "--block-fd", str(fds["block"])]
     return a + ["--", v.python, *PYTHON_FLAGS, PROGRAM]
+
+
+@lru_cache(maxsize=1)
+def _root_only_proc_files() -> tuple[str, ...]:
+    """Files of /proc that only uid 0 may read (slabinfo, timer_list, vmallocinfo, ...: the host
+    kernel's state); a root evaluator's sandbox is uid 0 outside, so they are covered for it."""
+    if os.geteuid() != 0:
+        return ()
+    out = []
+    for name in sorted(os.listdir("/proc")):
+        path = f"/proc/{name}"
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not name.isdigit() and stat.S_ISREG(st.st_mode) and st.st_uid == 0 and st.st_mode & 0o400 and not st.st_mode & 0o044:
+            out.append(path)
+    return tuple(out)
 
 
 def _read_info(fd: int, proc: subprocess.Popen, deadline: float) -> dict:
