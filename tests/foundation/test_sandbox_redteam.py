@@ -9,7 +9,9 @@ test_sandbox_redteam.py NAME`` run by that user prints the observations as JSON)
   folders in 8 s from one process);
 * /proc/keys listed the evaluator's session keyring (the names of its keys);
 * for a root evaluator, the files of /proc only uid 0 may read (slabinfo, timer_list: the host
-  kernel's state) were readable.
+  kernel's state) were readable;
+* pseudo-terminals (one pool for the whole host: 253 from one process, 3,072 for all namespaces
+  but the host's own) could be opened.
 
 No attack here changes the host: a sysctl is only opened for writing, never written.
 """
@@ -71,6 +73,12 @@ for name in os.listdir('/proc'):
         pass
 print(read)
 """
+    return _r(run_python(code, {}, LIMITS))
+
+
+def ptys() -> dict:
+    """Pseudo-terminals come from one pool for every namespace of the host (kernel.pty.max)."""
+    code = "import os\ntry:\n    print(os.openpty())\nexcept OSError as e:\n    print('refused', e.errno)"
     return _r(run_python(code, {}, LIMITS))
 
 
@@ -161,6 +169,11 @@ def test_no_sysctl_is_writable(attack):
 def test_root_only_proc_files_are_not_read(attack):
     out = attack("root_only_proc")
     assert out["status"] == "ok" and out["stdout"].strip() == "[]", out  # was slabinfo, timer_list, ... for root
+
+
+def test_no_pseudo_terminal(attack):
+    out = attack("ptys")
+    assert out["status"] == "ok" and out["stdout"].startswith("refused"), out  # was 253 a process (256 files)
 
 
 def test_socket_buffers_cannot_hold_memory(attack):

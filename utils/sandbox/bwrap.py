@@ -110,7 +110,9 @@ def _argv(bwrap: str, limits: Limits, fds: dict[str, int], input_bytes: int) -> 
     a += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
     for f in ("/proc/keys", *_root_only_proc_files()):
         a += ["--ro-bind", "/dev/null", f]
-    a += ["--dev", "/dev", "--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    # no pseudo-terminals: their count is one pool for every namespace of the host (kernel.pty.max)
+    a += ["--dev", "/dev", "--ro-bind", "/dev/null", "/dev/pts/ptmx"]
+    a += ["--size", tmp_bytes, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     a += ["--size", tmp_bytes, "--tmpfs", "/tmp"]
     a += ["--size", str((int(limits.max_scratch_mb) << 20) + input_bytes), "--tmpfs", WORKDIR]
     a += ["--perms", "0444", "--ro-bind-data", str(fds["program"]), PROGRAM]
