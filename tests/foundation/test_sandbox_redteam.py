@@ -11,7 +11,11 @@ test_sandbox_redteam.py NAME`` run by that user prints the observations as JSON)
 * for a root evaluator, the files of /proc only uid 0 may read (slabinfo, timer_list: the host
   kernel's state) were readable;
 * pseudo-terminals (one pool for the whole host: 253 from one process, 3,072 for all namespaces
-  but the host's own) could be opened.
+  but the host's own) could be opened;
+* inotify instances are counted per user across namespaces: one execution took all 128 of the
+  evaluator's user (as root: the host's root could not make one while it ran);
+* the kernel exempts uid 0 from RLIMIT_NPROC: a root evaluator without a cgroup (cgroup v2
+  without delegation, a container) let the program fork without bound.
 
 No attack here changes the host: a sysctl is only opened for writing, never written.
 """
@@ -79,6 +83,32 @@ print(read)
 def ptys() -> dict:
     """Pseudo-terminals come from one pool for every namespace of the host (kernel.pty.max)."""
     code = "import os\ntry:\n    print(os.openpty())\nexcept OSError as e:\n    print('refused', e.errno)"
+    return _r(run_python(code, {}, LIMITS))
+
+
+FORKS = """
+import os, time
+n = 0
+for i in range(40):
+    try:
+        if os.fork() == 0:
+            time.sleep(1)
+            os._exit(0)
+        n += 1
+    except OSError:
+        break
+print('forked', n)
+"""
+
+
+def per_user_counts() -> dict:
+    """inotify instances and POSIX message queues are counted per user across every namespace."""
+    code = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print('inotify', libc.inotify_init(), ctypes.get_errno())
+print('mq_open', libc.syscall(240, b'rt28', os.O_CREAT | os.O_RDWR, 0o600, None), ctypes.get_errno())
+"""
     return _r(run_python(code, {}, LIMITS))
 
 
@@ -174,6 +204,27 @@ def test_root_only_proc_files_are_not_read(attack):
 def test_no_pseudo_terminal(attack):
     out = attack("ptys")
     assert out["status"] == "ok" and out["stdout"].startswith("refused"), out  # was 253 a process (256 files)
+
+
+def test_per_user_counts_are_not_taken(attack):
+    out = attack("per_user_counts")  # was: 128 inotify instances, all the host's root had
+    assert out["status"] == "ok" and "inotify -1 1" in out["stdout"] and "mq_open -1 1" in out["stdout"], out
+
+
+def test_max_processes_holds_for_root_without_a_cgroup(monkeypatch):
+    """The kernel exempts uid 0 from RLIMIT_NPROC: a root evaluator's sandbox without a cgroup
+    (cgroup v2 without delegation, a container) forked 40 processes under max_processes=8."""
+    if os.geteuid() != 0:
+        pytest.skip("the exemption is root's")
+    from lmms_plugins.utils.sandbox import cgroup
+
+    monkeypatch.setattr(cgroup, "_parents", lambda: ("", {}))
+    r = run_python(FORKS, {}, LIMITS)
+    assert r.status == "ok" and r.stdout.split() == ["forked", "0"], r  # threads only
+    monkeypatch.undo()
+    if cgroup.describe().startswith("cgroup"):  # with one, pids.max: up to max_processes
+        r = run_python(FORKS, {}, LIMITS)
+        assert r.status == "ok" and 0 < int(r.stdout.split()[1]) < LIMITS.max_processes, r
 
 
 def test_socket_buffers_cannot_hold_memory(attack):

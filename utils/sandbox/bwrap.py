@@ -235,13 +235,15 @@ class Bwrap(Provider):
         prog = os.memfd_create("main.py")  # close-on-exec: only bwrap gets it (pass_fds)
         os.write(prog, code.encode("utf-8", errors="replace"))
         os.lseek(prog, 0, os.SEEK_SET)
+        group = cgroup.new(limits)
         sec_r, sec_w = os.pipe()
-        os.write(sec_w, program())  # under 1 KB: fits the pipe
+        # RLIMIT_NPROC does not hold for uid 0 (a root evaluator's sandbox): without a cgroup's
+        # pids.max, the program gets no second process
+        os.write(sec_w, program(one_process=os.geteuid() == 0 and not (group and group.pids)))  # fits the pipe
         os.close(sec_w)
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         fds = {"program": prog, "seccomp": sec_r, "info": info_w, "block": block_r}
-        group = cgroup.new(limits)
         argv = [shutil.which("prlimit") or "prlimit", *_rlimits(limits), "--", *_argv(bwrap, limits, fds, sizes)]
         proc = scratch = None
         tmpfs: list[int] = []

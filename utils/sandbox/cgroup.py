@@ -64,8 +64,9 @@ def _write(path: str, value: str) -> None:
 
 
 class Group:
-    def __init__(self, version: str, dirs: dict[str, str]):
+    def __init__(self, version: str, dirs: dict[str, str], pids: bool = False):
         self.version, self.dirs = version, dirs
+        self.pids = pids  # its pids.max bounds the processes
 
     def attach(self, pids: list[int]) -> None:
         for d in dict.fromkeys(self.dirs.values()):
@@ -150,4 +151,5 @@ def new(limits: Limits) -> Group | None:
     except OSError:
         Group(version, dirs).remove()
         return None
-    return Group(version, dirs)
+    pids = "pids" in dirs or (version == "v2" and os.path.exists(os.path.join(dirs["memory"], "pids.max")))
+    return Group(version, dirs, pids)
