@@ -97,15 +97,24 @@ def _is_number(value: Any) -> bool:
 
 
 def table_view(result_dict: dict, column: str) -> dict:
-    """``result_dict`` with this package's non-number rows left out of ``column`` (a shallow copy)."""
+    """``result_dict`` with this package's non-number rows left out of ``column`` (a shallow copy). In
+    the groups table, a row that carries a headline number under ``score`` (ABACUS's leaderboard, the
+    only place a group's Score exists: lmms-eval can only average its tasks' Scores) is printed as
+    ``<metric>.score``; a task has its own Score row."""
     rows = result_dict.get(column)
     if not _NON_NUMBER_METRICS or not isinstance(rows, dict):
         return result_dict
     kept = {}
     for name, entries in rows.items():
         if isinstance(entries, dict):
-            entries = {k: v for k, v in entries.items()
-                       if not (k.partition(",")[0] in _NON_NUMBER_METRICS and not _is_number(v))}
+            view = {}
+            for key, value in entries.items():
+                metric, _, filt = key.partition(",")
+                if metric not in _NON_NUMBER_METRICS or _is_number(value):
+                    view[key] = value
+                elif column == "groups" and isinstance(value, dict) and isinstance(value.get("score"), numbers.Real):
+                    view[f"{metric}.score,{filt}"] = value["score"]
+            entries = view
         kept[name] = entries
     return {**result_dict, column: kept}
 

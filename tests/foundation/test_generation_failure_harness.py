@@ -80,6 +80,21 @@ def test_task_named_counted_and_table_cut_to_numbers(capsys):
     assert "WARNING" not in module.make_table(results, "groups")  # printed once
 
 
+def test_a_breakdown_row_with_a_score_prints_that_score():
+    """ABACUS's group Score exists only in its leaderboard row (a product of pooled means, which
+    lmms-eval's group averaging cannot make): the printed table keeps that number."""
+    harness._NON_NUMBER_METRICS.update({"abacus_leaderboard", "fake_breakdown"})
+    results = {"groups": {"abacus": {"abacus_leaderboard,none": {"score": 0.9975, "n": 9, "coverage": 0.5},
+                                     "fake_breakdown,none": {"counts": 2}, "abacus_coverage,none": 0.5}}}
+    view = harness.table_view(results, "groups")["groups"]["abacus"]
+    assert view == {"abacus_leaderboard.score,none": 0.9975, "abacus_coverage,none": 0.5}
+    nan = {"groups": {"abacus": {"abacus_leaderboard,none": {"score": float("nan"), "n": 0}}}}
+    assert harness.table_view(nan, "groups")["groups"]["abacus"] == {"abacus_leaderboard.score,none": nan["groups"]["abacus"]["abacus_leaderboard,none"]["score"]}
+    assert results["groups"]["abacus"]["abacus_leaderboard,none"]["n"] == 9  # the JSON's value is untouched
+    tasks = {"results": {"abacus_add_easy": {"abacus_leaderboard,none": {"score": 0.5}, "abacus_score,none": 0.5}}}
+    assert harness.table_view(tasks, "results")["results"]["abacus_add_easy"] == {"abacus_score,none": 0.5}
+
+
 def test_other_callers_and_clean_runs_get_no_lines():
     module = _module()
     harness.patch_utils(module)

@@ -121,6 +121,10 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
         assert all(isinstance(res["results"][task][f"{n},none"], dict) for n in names), task
     assert not [m for m in printed if m.startswith("category_") or m.endswith("_counts")], sorted(printed)
     assert "abacus_leaderboard,none" in res["results"]["abacus_add"]  # the group's exact pooling, in the JSON
+    # ... and its Score printed in the groups table (the only place a group's Score exists)
+    group_scores = [c for (_, m), c in rows.items() if m == "abacus_leaderboard.score"]
+    want = res["results"]["abacus_add"]["abacus_leaderboard,none"]["score"]
+    assert group_scores and float(group_scores[0][5]) == pytest.approx(want, abs=1e-4), (group_scores, want)
     # every summary line the package prints names its task (the harness names the task being aggregated)
     summary = [line for line in res["_stderr"].splitlines() if line.startswith("[lmms_plugins] ") and " samples: " in line]
     assert summary and all(any(f"] {t}" in line for t in list(RATES) + ["abacus_add_medium", "abacus_add_hard"])
