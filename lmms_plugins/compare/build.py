@@ -128,6 +128,15 @@ def task_values(task: str, tr: TaskResult) -> dict[str, float]:
     return out
 
 
+def abacus_scored(tr: TaskResult) -> tuple[int, float] | None:
+    """(edits scored, coverage) from ABACUS's leaderboard row: its means and Score stand on the edits
+    that came back (failed generations are left out, README "Failed generations")."""
+    for v in tr.values.values():
+        if isinstance(v, dict) and "score" in v and isinstance(v.get("n"), int) and isinstance(v.get("coverage"), (int, float)):
+            return v["n"], float(v["coverage"])
+    return None
+
+
 def build(runs: list[Run]) -> Comparison:
     blocks: list[Block] = []
     warnings: list[str] = []
@@ -175,6 +184,12 @@ def build(runs: list[Run]) -> Comparison:
                 deltas = {c.model: value - community_value(c, mm) for c in community}
                 rank = _rank(value, [community_value(c, mm) for c in scored], mm) if scored else None
                 n = iv.n if iv and iv.n else _metric_n(tr, metric)
+                scored_edits = abacus_scored(tr) if bench == "abacus" else None
+                if scored_edits is not None:
+                    n = scored_edits[0]
+                    if scored_edits[1] < 1.0:
+                        notes.append(f"{r.label}: stands on the {n} edits that came back (coverage "
+                                     f"{100 * scored_edits[1]:.1f} %); failed generations are not in it")
                 pending = pending_of(tr, metric) if bench == "dod" else None
                 unranked = ""
                 if pending and pending[1] and pending[0] / pending[1] > PENDING_RANK_LIMIT and rank is not None:

@@ -193,6 +193,20 @@ def test_abacus_group_score_comes_from_the_pooled_leaderboard(tmp_path):
     assert "ABACUS README: Leaderboard" in cmp.text
 
 
+def test_abacus_values_say_how_many_edits_came_back(tmp_path):
+    # 9 of 18 generations failed: the Score stands on 9 edits, and the comparison says so
+    pooled = {"n": 9, "cf": 1.0, "sc": 0.9975, "oc": 1.0, "score": 0.9975, "coverage": 0.5}
+    write_run(tmp_path / "run", {"abacus_add_easy": {"abacus_score": 0.9975, "abacus_coverage": 0.5, "abacus_leaderboard": pooled}})
+    cmp = C.compare([tmp_path / "run"], labels=["mine"])
+    score = next(b for b in cmp.blocks if b.mm.community_metric == "Score")
+    assert score.entries[0].n == 9
+    assert "mine: stands on the 9 edits that came back (coverage 50.0 %)" in " ".join(score.notes)
+    full = dict(pooled, n=18, coverage=1.0)
+    write_run(tmp_path / "all", {"abacus_add_easy": {"abacus_score": 0.9975, "abacus_coverage": 1.0, "abacus_leaderboard": full}})
+    block = next(b for b in C.compare([tmp_path / "all"], labels=["all"]).blocks if b.mm.community_metric == "Score")
+    assert block.entries[0].n == 18 and not any("came back" in note for note in block.notes)
+
+
 def test_cli_main_writes_files_and_fails_clearly(tmp_path, capsys):
     cwi_run(tmp_path / "a", [True, False, True, True])
     assert C.main([str(tmp_path / "a"), "--out", str(tmp_path / "o")]) == 0
