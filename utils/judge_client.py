@@ -167,7 +167,7 @@ class JudgeResult:
 
 
 #: What the cache key covers, as a number: bump it when that changes, so that no entry written
-#: under the old meaning is read. 1: model, prompt version, messages. 2 (renovation #18): also
+#: under the old meaning is read. 1: model, prompt version, messages. 2: also
 #: temperature, max tokens and the extra body, for DoD and GRADE alike.
 CACHE_SCHEMA = 2
 

@@ -49,7 +49,7 @@ def dis_flow(a_gray, b_gray):
 
 
 def dis_medium_flow(a_gray, b_gray):
-    """OpenCV DIS with the plain MEDIUM preset (the default before issue 16.12), for comparisons."""
+    """OpenCV DIS with the plain MEDIUM preset (the default before ABACUS 1.1), for comparisons."""
     import cv2
     import numpy as np
 

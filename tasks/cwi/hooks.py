@@ -248,7 +248,7 @@ aggregate_accuracy_medium = aggregation.mean("aggregate_accuracy_medium", "cwi a
 aggregate_accuracy_hard = aggregation.mean("aggregate_accuracy_hard", "cwi accuracy_hard", keep=_of_tier("hard"))
 aggregate_accuracy_expert = aggregation.mean("aggregate_accuracy_expert", "cwi accuracy_expert", keep=_of_tier("expert"))
 aggregate_extraction_failure_rate = aggregation.mean("aggregate_extraction_failure_rate", "cwi extraction_failure_rate")
-aggregate_failure_rate = aggregate_extraction_failure_rate  # its name before #18, for task YAMLs users wrote then
+aggregate_failure_rate = aggregate_extraction_failure_rate  # its name before CwI 2.0, for task YAMLs users wrote then
 aggregate_generation_failure_rate = aggregation.failure_rate(
     "aggregate_generation_failure_rate",
     doc="Share of items whose generation failed (scored 0 in every accuracy, not unparsable).")
