@@ -111,8 +111,12 @@ def attack(request, monkeypatch, tmp_path):
             pytest.skip("this arm runs as root (CI); the user arm covers a non-root evaluator")
         monkeypatch.chdir(tmp_path)
         monkeypatch.setattr(sys, "path", list(sys.path))
+        # the attacks set variables in os.environ (a secret, a data root): all of them go afterwards
+        # (monkeypatch.delenv records nothing for a variable that was not set)
+        saved = dict(os.environ)
+        request.addfinalizer(lambda: (os.environ.clear(), os.environ.update(saved)))
         for k in ("LMMS_PLUGINS_DATA_ROOT", "OPENAI_API_KEY"):
-            monkeypatch.delenv(k, raising=False)
+            os.environ.pop(k, None)
         return lambda name: json.loads(json.dumps(getattr(attacks, name)()))
     return request.getfixturevalue("as_user")
 
