@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     data, results, logs, images = out / "data", out / "results", out / "logs", out / "images"
     for folder in (data, results, logs):
         folder.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out / ".hf_home")}
+    env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out / ".hf_home"), "LMMS_PLUGINS_CACHE_DIR": str(out / ".cache")}
     cli = [sys.executable, "-m", "lmms_plugins"]
     flawed = not args.no_flawed
     progress = Progress(total=2 * len(RUNS) + 2 + (3 if flawed else 0))

@@ -224,12 +224,11 @@ def _with_content_cache(dataset_kwargs, root: str, bench: str) -> dict:
     ``datasets`` caches a local folder by its path and config, not by what is in it, so a copy
     regenerated in place would be served stale from the cache.
     """
-    import datasets
+    from lmms_plugins.utils.cache_root import cache_dir
 
     kwargs = dict(dataset_kwargs or {})
     if "cache_dir" not in kwargs:
-        kwargs["cache_dir"] = os.path.join(str(datasets.config.HF_DATASETS_CACHE), "lmms_plugins_local", bench,
-                                           _content_fingerprint(root))
+        kwargs["cache_dir"] = str(cache_dir("datasets") / bench / _content_fingerprint(root))
     return kwargs
 
 

@@ -72,7 +72,9 @@ def run_lmms_eval_cli(
     if log_samples:
         cmd += ["--log_samples"]
     cmd += list(extra_args)
-    full_env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out_dir / ".hf_home"), **(env or {})}
+    # the run's caches (datasets, judge replies) in its own folder, as HF_HOME is
+    full_env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out_dir / ".hf_home"),
+                "LMMS_PLUGINS_CACHE_DIR": str(out_dir / ".cache"), **(env or {})}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=out_dir)
     try:
         results = read_results(out_dir)

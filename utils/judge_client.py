@@ -14,7 +14,8 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_CONCURRENCY`` judge requests in flight at once per process, whatever the
                                    number of threads asking (default 64); lower it for a
                                    rate-limited endpoint
-``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``~/.cache/lmms_plugins/judge``);
+``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``judge`` under the package's cache folder,
+                                   ``LMMS_PLUGINS_CACHE_DIR`` or ``~/.cache/lmms_plugins``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
                                    ``{"reasoning_effort": "low"}`` (part of the cache key)
@@ -86,8 +87,10 @@ class JudgeError(RuntimeError):
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "lmms_plugins" / "judge"
+    """``judge`` under the package's one cache folder (lmms_plugins.utils.cache_root)."""
+    from lmms_plugins.utils.cache_root import cache_dir
+
+    return cache_dir("judge")
 
 
 @dataclass(frozen=True)
