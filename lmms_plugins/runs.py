@@ -68,6 +68,13 @@ def task_version(tr: TaskResult) -> str | None:
     return None if version is None or isinstance(version, (dict, list)) else str(version)
 
 
+def task_settings(tr: TaskResult) -> dict:
+    """The task's ``metadata`` as the results file's config records it: its settings (defaults
+    included, lmms_plugins.utils.settings), its version, and any key a user's YAML added."""
+    metadata = tr.config.get("metadata") if isinstance(tr.config, dict) else None
+    return dict(metadata) if isinstance(metadata, dict) else {}
+
+
 @dataclass
 class Run:
     label: str

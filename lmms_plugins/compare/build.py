@@ -11,7 +11,8 @@ from pathlib import Path
 from lmms_plugins.baselines import Baseline, lookup
 from lmms_plugins.baselines.mapping import PROTOCOL_NOTES, MetricMap, benchmark_of, map_metric, settings_of
 from lmms_plugins.compare.stats import PairedTest, interval_of, paired_test
-from lmms_plugins.runs import Run, TaskResult, metric_count, pending_of, task_version
+from lmms_plugins.runs import Run, TaskResult, metric_count, pending_of, task_settings, task_version
+from lmms_plugins.utils.settings import differences
 
 BENCH_ORDER = ("dod", "abacus", "grade", "cwi")
 BENCH_NAMES = {"dod": "Draw-or-Decline", "abacus": "ABACUS", "grade": "GRADE", "cwi": "CwI-Bench"}
@@ -105,6 +106,8 @@ def community_value(r: Baseline, mm: MetricMap) -> float:
     return r.value / r.scale * (100.0 if mm.display_unit == "percent" else 1.0)
 
 
+# metadata keys that are not settings: the version has its own warning; the judge's concurrency changes speed only
+NOT_SETTINGS = ("version", "judge_concurrency")
 PENDING_RANK_LIMIT = 0.05  # a value with more of its samples pending is shown but not ranked
 
 
@@ -154,6 +157,11 @@ def build(runs: list[Run]) -> Comparison:
             warnings.append(f"{task}: the runs used different task versions ("
                             + ", ".join(f"{label} {v or '?'}" for label, v in versions.items())
                             + "); the same outputs can score differently across versions (Changelog in the benchmark's README)")
+        present = {r.label: task_settings(r.tasks[task]) for r in runs if task in r.tasks}
+        changed = differences(present, skip=NOT_SETTINGS) if len(present) > 1 else []
+        if changed:  # a setting (refusal mode, detector, judge...) can change the score of the same outputs
+            warnings.append(f"{task}: the runs used different settings ({'; '.join(changed)}); "
+                            "the same outputs can score differently (the settings in the benchmark's README)")
         metrics = []
         for r in runs:
             tr = r.tasks.get(task)
