@@ -5,7 +5,7 @@ instance of every category it knows, in one pass). :class:`Detector` wraps a bac
 per-image cache, so each backend runs once per image however many categories are asked, and
 answers ``detect(image, category)``.
 
-Backends, chosen by a spec string (``LMMS_PLUGINS_ABACUS_DETECTOR``, default ``rfdetr``):
+Backends, chosen by a spec string (the task setting ``metadata.detector``, default ``rfdetr``):
 
 * ``rfdetr`` / ``rfdetr:<ClassName>``: RF-DETR (optional extra ``detectors``: the ``rfdetr``
   package; its COCO weights download on first use, and the log says from where before they do). ``rfdetr`` means ``RFDETR2XLarge``, the
@@ -33,7 +33,6 @@ from typing import Any, Protocol
 
 CONSENSUS_IOU = 0.5
 DEFAULT_SPEC = "rfdetr"
-DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
 INSTALL_HINT = 'pip install "lmms-plugins[detectors]"'
 RFDETR_THRESHOLD = 0.5
 
@@ -203,7 +202,7 @@ class RFDETRBackend:
         except ImportError as exc:
             raise DetectorUnavailable(
                 f"the RF-DETR detector needs the optional extra: {INSTALL_HINT} "
-                f"(the rfdetr package), or choose another backend with {DETECTOR_ENV} ({exc})"
+                f"(the rfdetr package), or choose another backend with metadata.detector ({exc})"
             ) from exc
         cls = getattr(rfdetr, model_class, None)
         if cls is None and model_class == "RFDETR2XLarge":
@@ -278,18 +277,18 @@ def rfdetr_fetch(model_class: str) -> str:
 
 
 def load_for_run(spec: str | None = None) -> Detector:
-    """The run's detector (``spec``, else ``LMMS_PLUGINS_ABACUS_DETECTOR``, else rfdetr), loaded now;
+    """The run's detector (``spec``, else the setting's alias or default: settings.py), loaded now;
     a backend that cannot load raises PreflightError saying what to install or set."""
-    import os
-
     from lmms_plugins.utils.preflight import PreflightError
 
-    spec = spec or os.environ.get(DETECTOR_ENV, "").strip() or DEFAULT_SPEC
+    from .settings import settings_of
+
+    spec = spec or settings_of(None)["detector"]
     try:
         return get_detector(spec)
     except Exception as exc:  # noqa: BLE001 - a user backend (py:) may raise anything: one clear line
         hint = "" if INSTALL_HINT in str(exc) or "rfdetr" not in spec else f" (the rfdetr backend comes with: {INSTALL_HINT})"
-        raise PreflightError(f"abacus: the detector {spec!r} ({DETECTOR_ENV}) cannot be loaded: {exc}{hint}") from None
+        raise PreflightError(f"abacus: the detector {spec!r} (metadata.detector) cannot be loaded: {exc}{hint}") from None
 
 
 def _backend(spec: str) -> Detector:

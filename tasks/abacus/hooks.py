@@ -1,10 +1,7 @@
 """lmms-eval hooks of the ABACUS tasks: thin adapters around scoring.evaluate and aggregate.
 
-Configuration by environment (process_results receives no task config in lmms-eval 0.7.3):
-
-* ``LMMS_PLUGINS_ABACUS_DETECTOR``: detector spec (detectors.py), default ``rfdetr``;
-  ``synthetic_test`` for the synthetic local dataset; ``a+b`` for a two-detector consensus.
-* ``LMMS_PLUGINS_ABACUS_FLOW``: ``dis`` (default), ``raft_small`` or ``raft_large``.
+The detector and the optical flow are task settings (settings.py: ``metadata.detector``,
+``metadata.flow``), given to the scorer by the task class as ``settings=``.
 """
 
 from __future__ import annotations
@@ -16,8 +13,8 @@ from typing import Any, Mapping
 
 from lmms_plugins.utils import aggregation, status
 
-DETECTOR_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR"
-FLOW_ENV = "LMMS_PLUGINS_ABACUS_FLOW"
+from .settings import DETECTOR_ENV, FLOW_ENV, settings_of  # noqa: F401  (the deprecated aliases, for tests)
+
 SUFFIX_MARK = "Keep everything else exactly as-is"
 METRICS = (
     "abacus_count_fidelity",
@@ -42,19 +39,20 @@ def _with_operation(dataset, operation: str):
     return dataset.add_column("abacus_operation", [operation] * len(dataset))
 
 
-def _preflight() -> None:
+def _preflight(settings: Mapping | None = None) -> None:
     """Load the detector and flow backends while lmms-eval builds the task, before any request: one
     that cannot load stops the run now (PreflightError saying what to install), not after it."""
     from lmms_plugins.tasks.abacus.detectors import load_for_run
     from lmms_plugins.utils import preflight as pf
 
+    settings = settings_of(settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
-    load_for_run(os.environ.get(DETECTOR_ENV, "") or "rfdetr")
+    load_for_run(settings["detector"])
     try:
-        _flow_fn()
+        _flow_fn(settings)
     except ValueError as exc:
-        raise pf.PreflightError(f"abacus: {FLOW_ENV}: {exc}") from None
+        raise pf.PreflightError(f"abacus: metadata.flow: {exc}") from None
 
 
 def process_docs_add(dataset):
@@ -139,13 +137,13 @@ def _load_edit(raw) -> tuple[Any, str | None, str]:
         return None, status.BAD_IMAGE, f"{type(exc).__name__}: {exc}"
 
 
-def _flow_fn():
+def _flow_fn(settings: Mapping):
     from lmms_plugins.tasks.abacus.flow import get_backend
 
-    return get_backend(os.environ.get(FLOW_ENV, "dis") or "dis")
+    return get_backend(settings["flow"])
 
 
-def score_doc(doc: Mapping, raw) -> "Any":
+def score_doc(doc: Mapping, raw, settings: Mapping | None = None) -> "Any":
     """The EditResult of one doc and one raw model output (never raises for expected failures)."""
     from lmms_plugins.tasks.abacus import scoring
     from lmms_plugins.tasks.abacus.detectors import DetectorError, get_detector
@@ -157,10 +155,10 @@ def score_doc(doc: Mapping, raw) -> "Any":
                   source_category=doc.get("source_category"), target_category=doc.get("target_category"))
     if edit is None or source is None:
         return scoring.evaluate(source, edit, detector=None, edit_status=edit_status, edit_why=edit_why, **kwargs)
-    spec = os.environ.get(DETECTOR_ENV, "") or "rfdetr"
+    settings = settings_of(settings)
     try:
-        detector = get_detector(spec)
-        flow_fn = _flow_fn()
+        detector = get_detector(settings["detector"])
+        flow_fn = _flow_fn(settings)
     except (DetectorError, ValueError) as exc:
         _log_once(f"ABACUS cannot score: {exc}")
         return scoring.failed(scoring.DETECTOR_ERROR, str(exc), value=None, requested=doc.get("count"))
@@ -173,8 +171,8 @@ def _log_once(message: str) -> None:
 
 
 @status.never_raises(metrics=METRICS)
-def process_results(doc: Mapping, results: list) -> dict:
-    r = score_doc(doc, results[0] if results else None)
+def process_results(doc: Mapping, results: list, settings: Mapping | None = None) -> dict:
+    r = score_doc(doc, results[0] if results else None, settings)
     sid = doc.get("image_id")
     exact = None if r.exact is None else float(r.exact)
     if r.score is None:  # not scorable: the whole edit is pending

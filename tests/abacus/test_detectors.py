@@ -149,7 +149,7 @@ def test_the_runs_detector_loads_before_the_first_request_or_the_run_stops(monke
             hooks.process_docs_remove([])
     monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
     monkeypatch.setenv(hooks.FLOW_ENV, "optical_guess")
-    with pytest.raises(PreflightError, match="LMMS_PLUGINS_ABACUS_FLOW: unknown flow backend"):
+    with pytest.raises(PreflightError, match="LMMS_PLUGINS_ABACUS_FLOW must be one of dis, raft_small, raft_large"):
         hooks.process_docs_change([])
     monkeypatch.setenv(hooks.FLOW_ENV, "dis")
     assert dm.load_for_run().name == "synthetic_test"
