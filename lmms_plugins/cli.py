@@ -10,12 +10,14 @@ import importlib
 import sys
 from pathlib import Path
 
-#: ``make-data <name>`` -> "module:function"; the function takes argv and returns an exit code.
-GENERATORS = {
-    "cwi": "lmms_plugins.tasks.cwi.generate:main",
-    "dod-maze": "lmms_plugins.tasks.dod.maze.generate:main",
-    "abacus": "lmms_plugins.tasks.abacus.synthetic:main",
-}
+
+def generators() -> dict[str, str]:
+    """``make-data <name>`` -> "module:function", from each benchmark's descriptor (``make_data``);
+    the function takes argv and returns an exit code."""
+    from lmms_plugins.utils.benchmarks import all_benchmarks
+
+    return {name: target for bench in all_benchmarks() for name, target in bench.make_data.items()}
+
 
 #: Further sub-commands implemented elsewhere: name -> ("module:function", help).
 EXTRA_COMMANDS: dict[str, tuple[str, str]] = {
@@ -63,7 +65,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_make_data(args) -> int:
-    target = GENERATORS.get(args.benchmark)
+    target = generators().get(args.benchmark)
     try:
         main = _load(target)
     except (ImportError, AttributeError) as exc:
@@ -84,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("make-data", help="write a local dataset in a benchmark's official layout",
                        description="Run `lmms-plugins make-data <benchmark> --help` for the generator's options.")
-    p.add_argument("benchmark", choices=sorted(GENERATORS))
+    p.add_argument("benchmark", choices=sorted(generators()))
     p.add_argument("rest", nargs=argparse.REMAINDER, metavar="...", help="the generator's own options")
     p.set_defaults(func=cmd_make_data)
     for name, (_target, help_text) in EXTRA_COMMANDS.items():  # listed in --help; run by main()

@@ -1,7 +1,7 @@
 """The answer first: one row per benchmark and task of a run, for the top of ``lmms-plugins report``.
 
-Each row holds the benchmark's primary metric (CwI accuracy, ABACUS Score, GRADE strict accuracy,
-DoD E and D strict), its 95 % interval by the comparison's one rule
+Each row holds the benchmark's primary metrics (its descriptor's ``primary_metrics``: CwI accuracy,
+ABACUS Score, GRADE strict accuracy, DoD E and D strict), its 95 % interval by the comparison's one rule
 (:func:`lmms_plugins.compare.stats.interval_of`), the samples it stands on, the samples' statuses,
 and the published models just above and below it (:mod:`lmms_plugins.baselines`). A group row says
 that it is one and how many tasks it pools.
@@ -17,11 +17,8 @@ from dataclasses import dataclass, field
 from lmms_plugins.baselines import lookup
 from lmms_plugins.baselines.mapping import MetricMap, benchmark_of, map_metric, settings_of
 from lmms_plugins.runs import Run, metric_count
+from lmms_plugins.utils.benchmarks import all_benchmarks, find, names
 
-#: benchmark -> its primary metrics, as this package's tasks name them
-PRIMARY = {"dod": ("E", "D_strict"), "abacus": ("abacus_score",), "grade": ("grade_strict",), "cwi": ("accuracy",)}
-ORDER = ("dod", "abacus", "grade", "cwi")
-NAMES = {"dod": "Draw-or-Decline", "abacus": "ABACUS", "grade": "GRADE", "cwi": "CwI-Bench"}
 FOLD_TASKS = 12  # a benchmark with more task rows shows its groups, the tasks folded below
 ESC = html.escape
 
@@ -90,28 +87,29 @@ def _statuses(run: Run, tasks: list[str], judge) -> tuple[Counter, Counter]:
     for t in tasks:
         tr = run.tasks.get(t)
         for line in (tr.samples or []) if tr else []:
-            status, outcome = judge(line)
+            status, outcome = judge(t, line)
             statuses[status] += 1
             outcomes[outcome] += 1
     return statuses, outcomes
 
 
 def rows_of(run: Run, judge) -> list[Row]:
-    """The headline rows of a run, benchmark by benchmark, a group before its tasks. ``judge(line)``
+    """The headline rows of a run, benchmark by benchmark, a group before its tasks. ``judge(task, line)``
     gives a sample's (status, verdict), as the gallery shows them."""
     from lmms_plugins.compare.build import task_values
     from lmms_plugins.compare.stats import interval_of
 
     out = []
-    for task in sorted(run.tasks, key=lambda t: (ORDER.index(benchmark_of(t)) if benchmark_of(t) in ORDER else 99, t)):
+    order = names()
+    for task in sorted(run.tasks, key=lambda t: (order.index(benchmark_of(t)) if benchmark_of(t) in order else 99, t)):
         bench = benchmark_of(task)
-        if bench not in PRIMARY:
+        if bench is None:
             continue
         tr = run.tasks[task]
         values = task_values(task, tr)
         members = subtasks(run, task)
         statuses, outcomes = _statuses(run, members or [task], judge)
-        for metric in PRIMARY[bench]:
+        for metric in find(bench).primary_metrics:
             mm = map_metric(task, metric)
             if mm is None or (metric not in values and metric not in tr.values):
                 continue
@@ -156,8 +154,8 @@ def render_headline(run: Run, judge) -> str:
     if not rows:
         return '<p class="none">no metric of this package\'s benchmarks in these results</p>'
     blocks = []
-    for bench in ORDER:
-        mine = [r for r in rows if r.bench == bench]
+    for bench in all_benchmarks():
+        mine = [r for r in rows if r.bench == bench.name]
         if not mine:
             continue
         tasks = {r.task for r in mine if not r.group_of}
@@ -169,7 +167,7 @@ def render_headline(run: Run, judge) -> str:
                     f"(click to show)</summary><table class=headline>{HEAD}{rest}</table></details>")
         else:
             body = f"<table class=headline>{HEAD}{''.join(_row_html(r) for r in mine)}</table>"
-        blocks.append(f'<h3>{NAMES[bench]}</h3>{body}<p class="legend">95% intervals: {ESC(", ".join(methods) or "none")} '
+        blocks.append(f'<h3>{bench.title}</h3>{body}<p class="legend">95% intervals: {ESC(", ".join(methods) or "none")} '
                       f'(hover a cell for its method and n; – : none, for a continuous metric over fewer than 10 samples or '
                       f'samples all equal; docs/COMPARE.md)</p>')
     return "".join(blocks)

@@ -33,18 +33,18 @@ import html
 import io
 import json
 import os
-import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lmms_plugins.runs import ResultsError, Run, TaskResult, is_regular, load_run, metric_count, sample_key
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
 from lmms_plugins.headline import render_headline
+from lmms_plugins.runs import ResultsError, Run, TaskResult, is_regular, load_run, metric_count, sample_key
+from lmms_plugins.utils.benchmarks import all_benchmarks, load, of_task
 
-#: per-sample metric shown as the verdict of a sample, most preferred first.
-VERDICT_METRICS = ("accuracy", "abacus_score", "score", "grade_strict", "E", "D_strict", "D_f")
+#: per-sample metric shown as the verdict of a sample after the benchmark's own (``ReportBlocks.verdict_metrics``)
+VERDICT_METRICS = ("score",)
 CATEGORY_FIELDS = ("category", "domain", "operation", "tier", "sub_task", "source_category")
 THUMB_PX = 320
 METRIC_ROWS_OPEN = 40  # a metrics table longer than this starts folded
@@ -53,15 +53,16 @@ ESC = html.escape
 
 
 # ------------------------------------------------------------------------------------ one sample
-def _metric_items(line: dict) -> dict[str, dict]:
+def metric_items(line: dict) -> dict[str, dict]:
     return {k: v for k, v in line.items() if isinstance(v, dict) and "value" in v and "status" in v}
 
 
-def verdict_of(line: dict) -> tuple[str, dict] | None:
-    """(metric, per-sample dict) that says how the sample was judged, or None."""
-    items = _metric_items(line)
+def verdict_of(line: dict, task: str = "") -> tuple[str, dict] | None:
+    """(metric, per-sample dict) that says how the sample was judged, or None: the first applicable
+    of the task's benchmark's verdict metrics, else any applicable metric, else any metric."""
+    items = metric_items(line)
     applicable = {k: v for k, v in items.items() if v.get("applicable") is not False}
-    for name in VERDICT_METRICS:
+    for name in (*blocks_of(task).verdict_metrics, *VERDICT_METRICS):
         if name in applicable:
             return name, applicable[name]
     if applicable:
@@ -75,7 +76,7 @@ def verdict_of(line: dict) -> tuple[str, dict] | None:
 
 def category_of(line: dict, item: dict | None, task: str) -> str:
     """The sample's category: a category-like field of the verdict, else of any metric dict, else the benchmark."""
-    scopes = [item or {}] + [v for v in _metric_items(line).values() if v is not item]
+    scopes = [item or {}] + [v for v in metric_items(line).values() if v is not item]
     for scope in scopes:
         for sub in (scope, scope.get("record") if isinstance(scope.get("record"), dict) else {}):
             for f in CATEGORY_FIELDS:
@@ -101,7 +102,7 @@ def _overlay(o: Any) -> dict | None:
 
 def overlays_of(line: dict) -> list[dict]:
     out: list[dict] = []
-    for item in _metric_items(line).values():
+    for item in metric_items(line).values():
         for scope in (item, item.get("record") if isinstance(item.get("record"), dict) else {}):
             ov = scope.get("overlay")
             for o in ov if isinstance(ov, list) else [ov] if ov else []:
@@ -113,20 +114,23 @@ def overlays_of(line: dict) -> list[dict]:
 
 def _fullest_record(line: dict) -> dict | None:
     """The per-sample ``record`` with the most fields among the line's metrics, or None."""
-    records = [v["record"] for v in _metric_items(line).values() if isinstance(v.get("record"), dict)]
+    records = [v["record"] for v in metric_items(line).values() if isinstance(v.get("record"), dict)]
     return max(records, key=len) if records else None
 
 
-#: per-sample metrics where 1 is the bad outcome (a false refusal, a failure)
-LOWER_IS_BETTER = frozenset({"D_f", "extraction_failure_rate", "generation_failure_rate"})
+#: per-sample metrics where 1 is the bad outcome, besides the benchmarks' own (``ReportBlocks.lower_is_better``)
+LOWER_IS_BETTER = frozenset({"generation_failure_rate"})
 
 
-def _outcome(value: Any, status: str, item: dict | None = None, metric: str = "") -> str:
+def lower_is_better() -> frozenset[str]:
+    """Per-sample 0/1 metrics where 1 is the bad outcome (a false refusal, a failure), of every benchmark."""
+    return LOWER_IS_BETTER.union(*(_blocks(b.report).lower_is_better for b in all_benchmarks() if b.report))
+
+
+def _outcome(value: Any, status: str, item: dict | None = None, metric: str = "", task: str = "") -> str:
     """pass / fail / partial / pending / problem of a sample's verdict metric. A 0/1 metric (CwI
-    accuracy, DoD E and D, GRADE strict) passes when it is 1 (100). An ABACUS edit passes only when
-    the official definition calls it right, the requested count delivered exactly (CF = 1) and no
-    pre-existing instance destroyed (OC = 1); a Score above 0 otherwise is ``partial``
-    (:func:`abacus_shortfall` names the factor that fell)."""
+    accuracy, DoD E and D, GRADE strict) passes when it is 1 (100). A benchmark whose metric says
+    more (``ReportBlocks.graded_outcome``: ABACUS) may call a sample ``partial``."""
     if value is None:
         return "pending"
     if status != "ok":
@@ -137,30 +141,12 @@ def _outcome(value: Any, status: str, item: dict | None = None, metric: str = ""
         return "problem"
     if v != v:  # NaN: nothing to judge
         return "problem"
-    if item is not None and isinstance(item.get("cf"), (int, float)) and isinstance(item.get("oc"), (int, float)):
-        if v <= 0:
-            return "fail"
-        return "pass" if item["cf"] >= 1 - 1e-9 and item["oc"] >= 1 - 1e-9 else "partial"
-    if metric in LOWER_IS_BETTER:
+    graded = blocks_of(task).graded_outcome(v, item) if item is not None else None
+    if graded is not None:
+        return graded
+    if metric in lower_is_better():
         return "fail" if v > 0 else "pass"
     return "pass" if v > 0 else "fail"
-
-
-def abacus_shortfall(line: dict) -> str:
-    """What kept an ABACUS edit from being right, in words ('' when nothing did)."""
-    rec = line.get("abacus_leaderboard") if isinstance(line.get("abacus_leaderboard"), dict) else {}
-    item = line.get("abacus_score") if isinstance(line.get("abacus_score"), dict) else {}
-    cf, oc, sc = (rec.get(k, item.get(k)) for k in ("cf", "oc", "sc"))
-    parts = []
-    if isinstance(cf, (int, float)) and cf < 1 - 1e-9:
-        d, k = rec.get("delivered"), rec.get("requested")
-        parts.append(f"count: {d} delivered for {k} requested (CF {cf:.2f})" if d is not None and k is not None else f"CF {cf:.2f}")
-    if isinstance(oc, (int, float)) and oc < 1 - 1e-9:
-        n, of = rec.get("n_destroyed"), rec.get("n_pre_existing")
-        parts.append(f"{n} of {of} pre-existing instances destroyed (OC {oc:.2f})" if n is not None and of else f"OC {oc:.2f}")
-    if parts and isinstance(sc, (int, float)):
-        parts.append(f"SC {sc:.2f}")
-    return "; ".join(parts)
 
 
 # ------------------------------------------------------------------------------------ images
@@ -211,7 +197,7 @@ def resolve_media(ref: str, roots: list[Path]) -> str:
     return ref
 
 
-def _resolved(folders: list[Path]) -> list[Path]:
+def real_paths(folders: list[Path]) -> list[Path]:
     out = []
     for f in folders:
         try:
@@ -361,27 +347,53 @@ def rounds_block(raw: Any, px: int = THUMB_PX) -> str:
     return f'<div class="rounds"><h4>rounds ({ESC(str(trace.get("ended", "")))})</h4>{"".join(parts)}</div>'
 
 
-# ------------------------------------------------------------------------------------ dataset images
-CWI_NO_IMAGES = ("input images: not in lmms-eval's samples file (CwI keeps them in its parquet data); "
-                 "set LMMS_PLUGINS_CWI_ROOT or pass --media-root <local CwI folder> to show them")
+# ------------------------------------------------------------------------------------ benchmark blocks
+class ReportBlocks:
+    """A benchmark's part of the report, named by its descriptor's ``report``
+    (``tasks/<bench>/report_blocks.py``); each default adds nothing."""
+
+    output_title = ""  # the heading of the model's output images
+    verdict_metrics: tuple[str, ...] = ()  # per-sample metrics that say how a sample was judged, most preferred first
+    lower_is_better: frozenset[str] = frozenset()  # per-sample 0/1 metrics where 1 is the bad outcome
+
+    def graded_outcome(self, value: float, item: dict) -> str | None:
+        """pass / partial / fail of a scored sample whose metric says more than its value, else None."""
+        return None
+
+    def image_titles(self, line: dict) -> dict[str, str]:
+        """Input media path -> its role ("input", "reference"): a titled image; a reference is shown apart."""
+        return {}
+
+    def input_images(self, task: str, key: str, tr: TaskResult | None, roots: list[Path]) -> tuple[list[str], str]:
+        """(images, note) of a sample whose samples file logs no input image (read from the local data)."""
+        return [], ""
+
+    def shortfall(self, line: dict) -> str:
+        """What kept a ``partial`` sample from passing, in words."""
+        return ""
+
+    def sample_block(self, line: dict) -> str:
+        """HTML shown under a sample's input and output (a judge's verdict in full)."""
+        return ""
+
+    def breakdown(self, task: str, tr: TaskResult) -> str:
+        """HTML of a task in the Breakdowns section, before the metric tables."""
+        return ""
 
 
-def _cwi_names(task: str, tr: TaskResult | None) -> tuple[str, list[str]]:
-    """(the data folder's config name, the splits to look in) of a CwI task."""
-    cfg = tr.config if tr is not None else {}
-    name = cfg.get("dataset_name")
-    if not (isinstance(name, str) and _PLAIN.fullmatch(name)):  # a config name is a folder name, nothing more
-        name = task.removeprefix("cwi_code_").removeprefix("cwi_")
-    splits = [s for s in (cfg.get("test_split"), cfg.get("validation_split"), "test", "validation", "train")
-              if isinstance(s, str) and _PLAIN.fullmatch(s)]
-    return name, list(dict.fromkeys(splits))
+@functools.cache
+def _blocks(target: str) -> ReportBlocks:
+    return load(target)()
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+def blocks_of(task: str) -> ReportBlocks:
+    """The report blocks of the benchmark ``task`` belongs to (the defaults for a foreign task)."""
+    bench = of_task(task)
+    return _blocks(bench.report) if bench is not None and bench.report else ReportBlocks()
 
 
 @functools.lru_cache(maxsize=64)
-def _parquet_images(path: str, _stamp: int, key_col: str = "id", image_cols: tuple = ("image", "image_2")) -> dict[str, list[str]]:
+def parquet_images(path: str, _stamp: int, key_col: str = "id", image_cols: tuple = ("image", "image_2")) -> dict[str, list[str]]:
     """item id -> its images as data URIs, from one parquet file of the benchmark's local data
     (CwI: columns id, image, image_2; ABACUS: image_id, image)."""
     import pyarrow.parquet as pq
@@ -403,98 +415,16 @@ def _parquet_images(path: str, _stamp: int, key_col: str = "id", image_cols: tup
     return out
 
 
-def abacus_images(task: str, key: str, roots: list[Path]) -> tuple[list[str], str]:
-    """(the source image, note) of an ABACUS edit, read by image id from the local data
-    (``<root>/<operation>/<tier>-*.parquet``): the samples file logs no input image."""
-    from lmms_plugins.baselines.mapping import ABACUS_TASK
-
-    m = ABACUS_TASK.match(task)
-    if not m or not m.group(1) or not m.group(2):
-        return [], ""
-    op, tier = m.group(1), m.group(2)
-    looked = []
-    for root in roots:
-        inside = _resolved([Path(root)])
-        for folder in (Path(root) / op, Path(root) / "abacus" / op):
-            for f in sorted(folder.glob(f"{tier}-*.parquet")) if folder.is_dir() else []:
-                if outside_reason(str(f), inside) or not is_regular(f):
-                    continue
-                looked.append(f)
-                found = _parquet_images(str(f), f.stat().st_mtime_ns, "image_id", ("image",)).get(key)
-                if found:
-                    return found[:1], ""
-    if looked:
-        return [], f"source image: image {key} is not in {', '.join(str(f) for f in looked[:2])}"
-    return [], ("source image: not in lmms-eval's samples file (ABACUS keeps it in its parquet data); "
-                "set LMMS_PLUGINS_ABACUS_ROOT or pass --media-root <local ABACUS folder> to show it")
-
-
-def cwi_images(task: str, key: str, tr: TaskResult | None, roots: list[Path]) -> tuple[list[str], str]:
-    """(images, note) of a CwI item, read from the local data folder (the samples file has none)."""
-    name, splits = _cwi_names(task, tr)
-    looked = []
-    for root in roots:
-        inside = _resolved([Path(root)])
-        for folder in (Path(root) / name, Path(root)):
-            files = [f for s in splits for f in sorted(folder.glob(f"{s}-*.parquet"))] if folder.is_dir() else []
-            for f in files:
-                if outside_reason(str(f), inside):  # a config name such as '../..' from a hand-edited file
-                    continue
-                looked.append(f)
-                found = _parquet_images(str(f), f.stat().st_mtime_ns).get(key)
-                if found is not None:
-                    return found, ""
-    if looked:
-        return [], f"input images: item {key} is not in {', '.join(str(f) for f in looked[:3])}"
-    return [], CWI_NO_IMAGES
-
-
-# ------------------------------------------------------------------------------------ GRADE
-def grade_block(line: dict) -> str:
-    """A GRADE sample's verdict in full: each rubric question with its weight and the judge's
-    answer, R, C and L (from the record of ``grade_breakdown``, which carries the rubric)."""
-    rec = line.get("grade_breakdown") if isinstance(line.get("grade_breakdown"), dict) else None
-    if rec is None:
-        rec = next((v for v in _metric_items(line).values() if "R" in v), None)
-    if rec is None:
-        return ""
-    rubric = rec.get("rubric") if isinstance(rec.get("rubric"), list) else []
-    answers = rec.get("answers") if isinstance(rec.get("answers"), list) else []
-    by_id = {str(a.get("id")): a for a in answers if isinstance(a, dict)}
-    rows = []
-    for i, q in enumerate(rubric or [{"id": a.get("id"), "question": "", "weight": None} for a in answers]):
-        a = by_id.get(str(q.get("id"))) or (answers[i] if i < len(answers) and isinstance(answers[i], dict) else None)
-        verdict = "—" if a is None else ("yes" if a.get("yes") else "no")
-        weight = q.get("weight")
-        rows.append(f'<tr class="ans-{verdict}"><td>{ESC(str(q.get("id", "")))}</td><td>{ESC(str(q.get("question", "")))}</td>'
-                    f'<td class="num">{"" if weight is None else f"{float(weight):.2f}"}</td><td><b>{verdict}</b></td>'
-                    f'<td>{ESC(str((a or {}).get("reason", "")))}</td></tr>')
-    if not rows:
-        rows.append('<tr><td colspan=5 class="none">no rubric answers (no judge verdict for R)</td></tr>')
-
-    def dim(name: str, scale: int) -> str:
-        v = rec.get(name)
-        if v is None:
-            return "n/a" if name == "C" and rec.get("consistency_type") == "none" else "pending"
-        return f"{float(v):.2f}" if scale == 1 else f"{v:g}/{scale}"
-
-    note = "" if rubric else '<p class="none">the rubric text is not in this samples file (a run made before it was logged)</p>'
-    return (f'<div class="grade"><h4>rubric (judge)</h4><table class="rubric"><tr><th>id</th><th>question</th><th>weight</th>'
-            f'<th>answer</th><th>why</th></tr>{"".join(rows)}</table>{note}'
-            f'<p class="dims">R = <b>{dim("R", 1)}</b> (sum of the weights answered yes) · C = <b>{dim("C", 2)}</b> '
-            f'({ESC(str(rec.get("consistency_type", "")))} consistency) · L = <b>{dim("L", 2)}</b> · strict: '
-            f'<b>{"yes" if rec.get("strict") else "no"}</b> (R = 1, C = 2 where it applies, L = 2)</p></div>')
-
 
 def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | None = None,
                 tr: TaskResult | None = None) -> str:
     from lmms_plugins.utils.model_output import parse_model_output
 
-    v = verdict_of(line)
+    v = verdict_of(line, task)
     metric, item = v if v else ("", {})
     status = str(item.get("status", "ok")) if item else "no_metric"
     value = item.get("value") if item else None
-    outcome = _outcome(value, status, item, metric) if item else "problem"
+    outcome = _outcome(value, status, item, metric, task) if item else "problem"
     category = category_of(line, item, task)
     key = sample_key(line)
     overlays = overlays_of(line)
@@ -504,24 +434,19 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     out = parse_model_output(raw)
     full = _fullest_record(line)  # a task may keep its whole record on one metric only (DoD: dod_run)
     roots = list(roots or [])
-    allowed = _resolved(roots)  # the record's data_root below helps find a file, it does not allow one
+    allowed = real_paths(roots)  # the record's data_root below helps find a file, it does not allow one
     if full and full.get("data_root"):  # the data folder the sample was scored from (DoD)
         roots.insert(0, Path(str(full["data_root"])))
-    bench = benchmark_of(task)
-    grade_images = (line.get("grade_breakdown") or {}).get("images") if bench == "grade" else None
-    titles: dict[str, str] = {}
-    if isinstance(grade_images, dict):  # GRADE: the input and the reference, each named
-        titles = {str(p): name for name, p in grade_images.items() if p}
+    blocks = blocks_of(task)
+    titles = blocks.image_titles(line)  # GRADE: the input and the reference, each named
     media = [str(p) for p in line.get("input_media") or [] if str(p) not in titles or titles[str(p)] == "input"]
     note = ""
-    if not media and bench == "cwi":
-        media, note = cwi_images(task, key, tr, roots)
-    elif not media and bench == "abacus":
-        media, note = abacus_images(task, key, roots)
+    if not media:  # CwI and ABACUS keep their input images in their parquet data
+        media, note = blocks.input_images(task, key, tr, roots)
     media = [resolve_media(p, roots) for p in media]
     inputs = "".join(_figure(p, px, _overlays_for(overlays, "input", i), "input", "input" if titles else "", allowed)
                      for i, p in enumerate(media))
-    out_title = "edited (model output)" if bench == "grade" else ""
+    out_title = blocks.output_title
     # the model-output parser reads images only from the package's allowed folders; one it refused
     # is still shown when it lies in a folder the report was given (the run folder, --media-root)
     given = [p for p in out.refused if not outside_reason(p, allowed) and is_regular(p)]
@@ -537,7 +462,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     mm = map_metric(task, metric) if metric else None
     value_txt = "pending" if value is None else (f"{value:g}" if isinstance(value, (int, float)) else ESC(str(value)))
     prompt = line.get("input") if isinstance(line.get("input"), str) else ""
-    shortfall = abacus_shortfall(line) if outcome == "partial" else ""
+    shortfall = blocks.shortfall(line) if outcome == "partial" else ""
     no_input = f'<p class="none">{ESC(note)}</p>' if note else '<p class="none">no input image in the samples file</p>'
     return f"""
 <article class="sample {outcome}" data-task="{ESC(task)}" data-status="{ESC(status)}" data-category="{ESC(category)}" data-outcome="{outcome}" data-key="{ESC(key)}">
@@ -548,7 +473,7 @@ def sample_card(task: str, line: dict, px: int = THUMB_PX, roots: list[Path] | N
     {f'<p class="target">expected: <code>{ESC(str(line.get("target")))}</code></p>' if line.get("target") not in (None, "") else ""}</div>
   <div class="col"><h4>output</h4>{outputs}{_text_block(out.text, "output") or ('<p class="none">no text</p>' if not outputs else "")}
     {f"<ul class=problems>{problems}</ul>" if problems else ""}</div>{f'<div class="col"><h4>reference</h4>{reference}</div>' if reference else ""}</div>
-  {grade_block(line) if bench == "grade" else ""}
+  {blocks.sample_block(line)}
   {rounds_block(raw, px)}
   {f'<details class="record"><summary>scorer record</summary><pre>{ESC(json.dumps(shown, indent=1, default=str)[:20000])}</pre></details>' if shown else ""}
 </article>"""
@@ -635,8 +560,6 @@ def _count_text(tr: TaskResult, metric: str) -> str:
 def _metrics_table(run: Run) -> str:
     """Every numeric metric of the run, one table per benchmark (folded when long), then the
     summary objects the tasks wrote (counts, per-category scores)."""
-    from lmms_plugins.headline import NAMES, ORDER
-
     by_bench: dict[str, list[str]] = {}
     for task in sorted(run.tasks):
         tr = run.tasks[task]
@@ -649,11 +572,12 @@ def _metrics_table(run: Run) -> str:
                 f'<tr><td>{ESC(task)}</td><td>{ESC(metric)}</td><td>{ESC(mm.label if mm else "")}</td>'
                 f'<td class="num">{shown}</td><td class="num">{_count_text(tr, metric)}</td></tr>')
     blocks = []
-    for bench in [b for b in ORDER if b in by_bench] + [b for b in by_bench if b not in ORDER]:
+    titles = {b.name: b.title for b in all_benchmarks()}
+    for bench in [b for b in titles if b in by_bench] + [b for b in by_bench if b not in titles]:
         rows = by_bench[bench]
         table = ("<table class=metrics><tr><th>task</th><th>metric</th><th>meaning</th><th>value</th><th>samples</th></tr>"
                  + "".join(rows) + "</table>")
-        name = NAMES.get(bench, bench)
+        name = titles.get(bench, bench)
         if len(rows) > METRIC_ROWS_OPEN:  # a long table (30 CwI tasks) folds, so the gallery is in view
             table = f"<details class=metrics><summary>{name}: all {len(rows)} metric values (click to show)</summary>{table}</details>"
         else:
@@ -665,62 +589,33 @@ def _metrics_table(run: Run) -> str:
     return "".join(blocks) + (f"<h4>summaries written by the tasks (counts, per-category scores, intervals)</h4>{summaries}" if summaries else "")
 
 
-def _tally_cell(tally: dict) -> str:
-    if not tally.get("total"):
-        return "–"
-    pending = f", {tally['pending']} pending" if tally.get("pending") else ""
-    return f"{100 * tally['success'] / tally['total']:.1f} % ({tally['success']}/{tally['total']}{pending})"
+def _breakdowns(run: Run) -> str:
+    """Each task's breakdown from its benchmark's report blocks (DoD: rates per category)."""
+    return "".join(blocks_of(task).breakdown(task, run.tasks[task]) for task in sorted(run.tasks))
 
 
-def _dod_categories(run: Run) -> str:
-    """DoD's rates per category, computed from the logged samples' full records: the results file
-    keeps only the compact ``dod_breakdown`` row (tasks/dod/README.md, "How they appear")."""
-    from lmms_plugins.tasks.dod.breakdown import records_of
-    from lmms_plugins.tasks.dod.metrics import METRICS, PAIR_METRICS, summarize
-
-    blocks = []
-    for task in sorted(run.tasks):
-        tr = run.tasks[task]
-        if benchmark_of(task) != "dod" or not tr.samples:
-            continue
-        try:
-            records = records_of(tr.samples)
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a record this version cannot read: say so, show the rest
-            blocks.append(f"<p class=notes>{ESC(task)}: no per-category table ({ESC(type(exc).__name__)}: {ESC(str(exc))})</p>")
-            continue
-        if not records:
-            continue
-        summary = summarize(records)
-        names = METRICS + PAIR_METRICS
-        rows = "".join(f"<tr><td>{ESC(category)}</td>" + "".join(f'<td class="num">{_tally_cell(t[m])}</td>' for m in names) + "</tr>"
-                       for category, t in [("all", summary), *sorted(summary["by_category"].items())])
-        blocks.append(f"<h4>{ESC(task)} per category (from the samples)</h4><table class=dodcat><tr><th>category</th>"
-                      + "".join(f"<th>{ESC(m)}</th>" for m in names) + f"</tr>{rows}</table>")
-    return "".join(blocks)
-
-
-def _select(samples: list[dict], limit: int) -> list[dict]:
+def _select(samples: list[dict], limit: int, task: str = "") -> list[dict]:
     """At most ``limit`` samples, problems and failures first, then in doc order."""
     if len(samples) <= limit:
         return samples
 
     def rank(line):
-        v = verdict_of(line)
+        v = verdict_of(line, task)
         item = v[1] if v else {}
-        return 0 if _outcome(item.get("value"), str(item.get("status", "ok")), item, v[0] if v else "") != "pass" else 1
+        return 0 if _outcome(item.get("value"), str(item.get("status", "ok")), item, v[0] if v else "", task) != "pass" else 1
 
     keep = sorted(samples, key=rank)[:limit]
     return sorted(keep, key=lambda line: line.get("doc_id", 0))
 
 
-def _judge(line: dict) -> tuple[str, str]:
+def _judge(task: str, line: dict) -> tuple[str, str]:
     """(status, verdict) of a sample, as its card shows them."""
-    v = verdict_of(line)
+    v = verdict_of(line, task)
     if not v:
         return "no_metric", "problem"
     item = v[1]
     status = str(item.get("status", "ok"))
-    return status, _outcome(item.get("value"), status, item, v[0])
+    return status, _outcome(item.get("value"), status, item, v[0], task)
 
 
 def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title: str | None = None,
@@ -735,18 +630,18 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
             if any(isinstance(v, (int, float)) for v in tr.values.values()):
                 notes.append(f"{task}: no samples file (run lmms-eval with --log_samples to see samples)")
             continue
-        chosen = _select(tr.samples, max_samples)
+        chosen = _select(tr.samples, max_samples, task)
         roots = media_roots(task, run, media_root)
         if len(chosen) < len(tr.samples):
             notes.append(f"{task}: {len(chosen)} of {len(tr.samples)} samples shown (failures and problems first; --max-samples)")
         for line in chosen:
             card = sample_card(task, line, thumb_px, roots, tr)
-            v = verdict_of(line)
+            v = verdict_of(line, task)
             item = v[1] if v else {}
             st = str(item.get("status", "ok")) if item else "no_metric"
             statuses[st] += 1
             categories[category_of(line, item, task)] += 1
-            outcomes[_outcome(item.get("value"), st, item, v[0]) if item else "problem"] += 1
+            outcomes[_outcome(item.get("value"), st, item, v[0], task) if item else "problem"] += 1
             tasks[task] += 1
             cards.append(card)
     title = title or f"lmms-plugins report: {run.label}"
@@ -766,7 +661,7 @@ def render(run: Run, *, max_samples: int = 200, thumb_px: int = THUMB_PX, title:
 <body>
 <h1>{ESC(title)}</h1>{meta}
 <h2>Results</h2>{render_headline(run, _judge)}
-<h2>Breakdowns</h2>{_dod_categories(run)}{_metrics_table(run)}
+<h2>Breakdowns</h2>{_breakdowns(run)}{_metrics_table(run)}
 {f"<ul class=notes>{note_html}</ul>" if note_html else ""}
 <h2>Samples</h2>
 <div id="filters">{filters}</div>

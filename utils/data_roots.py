@@ -4,10 +4,11 @@ One rule for every benchmark, checked in this order:
 
 1. ``LMMS_PLUGINS_<BENCH>_ROOT`` (e.g. ``LMMS_PLUGINS_CWI_ROOT``): the local copy of that benchmark;
 2. ``LMMS_PLUGINS_DATA_ROOT``: one folder with a sub-folder per benchmark (``cwi/``, ``dod/``,
-   ``abacus/``, ``grade/``);
+   ``abacus/``, ``grade/``), named as the benchmark;
 3. neither: the benchmark's official hub dataset.
 
-A local copy has the official layout, so the same loading code reads both.
+A local copy has the official layout, so the same loading code reads both. Each benchmark's
+descriptor (``tasks/<bench>/benchmark.py``) names its hub dataset and that layout.
 """
 
 from __future__ import annotations
@@ -16,31 +17,6 @@ import os
 from pathlib import Path
 
 DATA_ROOT_ENV = "LMMS_PLUGINS_DATA_ROOT"
-
-#: Benchmark -> (hub dataset, the layout a local copy must have).
-LAYOUTS = {
-    "cwi": (
-        "ytz009/image_pot_bench",
-        "README.md with a `configs:` header and <task>/<split>-*.parquet per task "
-        "(columns id, image, image_2, prompt, answer, difficulty, meta); "
-        "`lmms-plugins make-data cwi --out DIR` writes one",
-    ),
-    "dod": (
-        "visual-abstention/Draw-or-Decline",
-        "instruction.jsonl, ground_truth_criteria.jsonl and image/ (paths in the JSONL files "
-        "are relative to the root); `lmms-plugins make-data dod-maze --out DIR` writes maze pairs",
-    ),
-    "abacus": (
-        "Aymen-Lassoued/ABACUS_Bench",
-        "README.md with a `configs:` header (add, remove, change) and <operation>/<tier>-*.parquet "
-        "(splits easy, medium, hard); `lmms-plugins make-data abacus --out DIR` writes a synthetic one",
-    ),
-    "grade": (
-        "VisionXLab/GRADE",
-        "data.json (a JSON list of records with image_path, gt, text, task_id, consistency, "
-        "sub_task, questions) and the image files at the paths it names, relative to the folder",
-    ),
-}
 
 
 class MissingDataError(FileNotFoundError):
@@ -71,7 +47,11 @@ def local_dataset_path(bench: str) -> str | None:
 
 
 def how_to_provide(bench: str) -> str:
-    hub, layout = LAYOUTS.get(bench, ("(no hub copy)", "the benchmark's official layout"))
+    from lmms_plugins.utils.benchmarks import find
+
+    known = find(bench)
+    hub = (known.hub_id if known else None) or "(no hub copy)"
+    layout = known.layout if known else "the benchmark's official layout"
     return (
         f"To use a local copy of {bench}, set {env_var(bench)}=<folder> (or {DATA_ROOT_ENV}=<folder> "
         f"holding {bench}/). Expected layout: {layout}. Without either, the data comes from the hub "

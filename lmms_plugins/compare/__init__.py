@@ -23,8 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lmms_plugins.compare.build import (BENCH_NAMES, BENCH_ORDER, PENDING_RANK_LIMIT, Block, Comparison, Entry, build,
-                                        task_values)
+from lmms_plugins.compare.build import PENDING_RANK_LIMIT, Block, Comparison, Entry, build, task_values
 from lmms_plugins.compare.chart import chart_figure, write_chart
 from lmms_plugins.compare.pairing import (HIDDEN_DIFFERENCE, NULL_DOC_HASH, Pairing, SampleInputs, inputs_of, pair_samples,
                                           sample_inputs)
@@ -32,10 +31,11 @@ from lmms_plugins.compare.render import CSV_COLUMNS, column_names, csv_rows, ren
 from lmms_plugins.compare.stats import N_BOOT, SEED, Interval, PairedTest, interval_of, paired_test
 from lmms_plugins.runs import (ResultsError, Run, TaskResult, counts_of, load_run, metric_count, pending_of, sample_key,
                                sample_values)
+from lmms_plugins.utils.benchmarks import names
 from lmms_plugins.utils.stats import mcnemar_exact, wilson
 
 __all__ = [  # the names earlier code imported from the single-module lmms_plugins.compare
-    "BENCH_NAMES", "BENCH_ORDER", "CSV_COLUMNS", "HIDDEN_DIFFERENCE", "N_BOOT", "NULL_DOC_HASH", "PENDING_RANK_LIMIT", "SEED",
+    "CSV_COLUMNS", "HIDDEN_DIFFERENCE", "N_BOOT", "NULL_DOC_HASH", "PENDING_RANK_LIMIT", "SEED",
     "Block", "Comparison", "Entry", "Interval", "PairedTest", "Pairing", "ResultsError", "Run", "SampleInputs", "TaskResult",
     "build", "build_parser", "chart_figure", "column_names", "compare", "counts_of", "csv_rows", "inputs_of", "interval_of",
     "load_run", "main", "mcnemar_exact", "metric_count", "pair_samples", "paired_test", "pending_of", "render_markdown",
@@ -59,7 +59,7 @@ def compare(paths: list[str | Path], *, labels: list[str] | None = None, out_dir
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         if chart:
-            for bench in BENCH_ORDER:
+            for bench in names():
                 png = write_chart(cmp, bench, out / f"compare_{bench}.png")
                 if png:
                     cmp.files["png_" + bench] = png

@@ -9,13 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_plugins.baselines import Baseline, lookup
-from lmms_plugins.baselines.mapping import PROTOCOL_NOTES, MetricMap, benchmark_of, map_metric, settings_of
+from lmms_plugins.baselines.mapping import MetricMap, benchmark_of, map_metric, settings_of
 from lmms_plugins.compare.stats import PairedTest, interval_of, paired_test
 from lmms_plugins.runs import Run, TaskResult, metric_count, pending_of, task_settings, task_version
+from lmms_plugins.utils.benchmarks import find, names, of_task
 from lmms_plugins.utils.settings import differences
-
-BENCH_ORDER = ("dod", "abacus", "grade", "cwi")
-BENCH_NAMES = {"dod": "Draw-or-Decline", "abacus": "ABACUS", "grade": "GRADE", "cwi": "CwI-Bench"}
 
 
 @dataclass(frozen=True)
@@ -118,36 +116,27 @@ def _metric_n(tr: TaskResult, metric: str) -> int | None:
 
 
 def task_values(task: str, tr: TaskResult) -> dict[str, float]:
-    """A task's numeric metrics, plus a headline number a benchmark keeps only inside its summary dict:
-    ABACUS groups report Score (a product of pooled means, not a mean) only in ``abacus_leaderboard``."""
+    """A task's numeric metrics, plus a headline number a benchmark keeps only inside its summary dict
+    (its descriptor's ``summary_values``: ABACUS groups report Score only in ``abacus_leaderboard``)."""
     out = {m: float(v) for m, v in tr.values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     # null: a metric over no sample, as a task may write it (NaN in lmms-eval's JSON is the same): not known
     out.update({m: math.nan for m, v in tr.values.items() if v is None})
-    if benchmark_of(task) == "abacus" and not any((map_metric(task, m) or MetricMap("", "", "", "")).community_metric == "Score" for m in out):
-        for v in tr.values.values():
-            if isinstance(v, dict) and isinstance(v.get("score"), (int, float)) and not isinstance(v.get("score"), bool):
-                out["abacus_score"] = float(v["score"])
-                break
+    bench = of_task(task)
+    if bench is not None and bench.summary_values is not None:
+        out.update(bench.summary_values(task, out, tr.values))
     return out
-
-
-def abacus_scored(tr: TaskResult) -> tuple[int, float] | None:
-    """(edits scored, coverage) from ABACUS's leaderboard row: its means and Score stand on the edits
-    that came back (failed generations are left out, README "Failed generations")."""
-    for v in tr.values.values():
-        if isinstance(v, dict) and "score" in v and isinstance(v.get("n"), int) and isinstance(v.get("coverage"), (int, float)):
-            return v["n"], float(v["coverage"])
-    return None
 
 
 def build(runs: list[Run]) -> Comparison:
     blocks: list[Block] = []
     warnings: list[str] = []
     protocol: dict[str, str] = {}
+    order = names()
     tasks = sorted({t for r in runs for t in r.tasks},
-                   key=lambda t: (BENCH_ORDER.index(benchmark_of(t)) if benchmark_of(t) in BENCH_ORDER else 99, t))
+                   key=lambda t: (order.index(benchmark_of(t)) if benchmark_of(t) in order else 99, t))
     for task in tasks:
         bench = benchmark_of(task)
+        desc = find(bench)
         if bench is None:
             warnings.append(f"{task}: not a task of this package; skipped")
             continue
@@ -172,7 +161,7 @@ def build(runs: list[Run]) -> Comparison:
             mm = map_metric(task, metric)
             if mm is None:
                 continue
-            protocol[bench] = PROTOCOL_NOTES.get(bench, "")
+            protocol[bench] = desc.protocol_note
             community = lookup(bench, mm.community_metric, settings) if settings else []
             scored = [c for c in community if c.kind == "score"]
             entries, notes = [], []
@@ -192,13 +181,13 @@ def build(runs: list[Run]) -> Comparison:
                 deltas = {c.model: value - community_value(c, mm) for c in community}
                 rank = _rank(value, [community_value(c, mm) for c in scored], mm) if scored else None
                 n = iv.n if iv and iv.n else _metric_n(tr, metric)
-                scored_edits = abacus_scored(tr) if bench == "abacus" else None
-                if scored_edits is not None:
-                    n = scored_edits[0]
-                    if scored_edits[1] < 1.0:
-                        notes.append(f"{r.label}: stands on the {n} edits that came back (coverage "
-                                     f"{100 * scored_edits[1]:.1f} %); failed generations are not in it")
-                pending = pending_of(tr, metric) if bench == "dod" else None
+                share = desc.scored_share(tr.values) if desc.scored_share else None
+                if share is not None:
+                    n = share[0]
+                    if share[1] < 1.0:
+                        notes.append(f"{r.label}: stands on the {n} {desc.sample_noun} that came back (coverage "
+                                     f"{100 * share[1]:.1f} %); failed generations are not in it")
+                pending = pending_of(tr, metric) if desc.reports_pending else None
                 unranked = ""
                 if pending and pending[1] and pending[0] / pending[1] > PENDING_RANK_LIMIT and rank is not None:
                     rank = None  # a rate whose undecided samples count as failures is not a result to rank
@@ -215,19 +204,10 @@ def build(runs: list[Run]) -> Comparison:
                 notes.append("rows marked (setting?) do not state their prompt setting")
             if mm.note:
                 notes.append(mm.note)
-            if bench == "dod":
-                modes = {}
-                for r in runs:
-                    for v in (r.tasks[task].values.values() if task in r.tasks else ()):
-                        if isinstance(v, dict) and isinstance(v.get("refusal_mode"), str):
-                            # which text decided (DoD README, "Which text decides a refusal"); runs
-                            # made before the key existed read the whole output
-                            modes[r.label] = v["refusal_mode"] + {
-                                "reasoning": " on the reasoning (official)",
-                                "all": " on the reasoning and final answer"}.get(v.get("refusal_text"), "")
-                if modes:
-                    protocol[bench] = PROTOCOL_NOTES["dod"] + " Refusal detection in these runs: " + ", ".join(
-                        f"{label}: {mode}" for label, mode in modes.items()) + "."
+            if desc.run_protocol is not None:  # what the runs recorded of their protocol (DoD: refusal text)
+                note = desc.run_protocol({r.label: r.tasks[task].values for r in runs if task in r.tasks})
+                if note:
+                    protocol[bench] = note
             blocks.append(Block(bench, task, metric, mm, settings, community, entries, notes))
     paired: list[PairedTest] = []
     for b in runs[1:]:

@@ -6,9 +6,9 @@ import math
 import textwrap
 from pathlib import Path
 
-from lmms_plugins.compare.build import BENCH_NAMES, Block, Comparison, community_value
+from lmms_plugins.compare.build import Block, Comparison, community_value
 from lmms_plugins.compare.render import block_rows, runs_in
-
+from lmms_plugins.utils.benchmarks import find
 
 YOURS = ["#d9480f", "#1971c2", "#2f9e44", "#9c36b5"]
 COMMUNITY = "#adb5bd"
@@ -77,7 +77,7 @@ def chart_figure(cmp: Comparison, bench: str):
         ax.set_xlim(0, 100 if blk.mm.display_unit == "percent" else 1.0)
         ax.set_title("\n".join(textwrap.wrap(f"{blk.task} · {blk.mm.label}", 48)), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle("\n".join(textwrap.wrap(f"{BENCH_NAMES[bench]}: your runs (coloured) and published results (grey); "
+    fig.suptitle("\n".join(textwrap.wrap(f"{find(bench).title}: your runs (coloured) and published results (grey); "
                                          "bars show 95% CIs where known", int(16 * 5.6 * ncols / 1.4))), fontsize=10)
     return fig
 
@@ -118,5 +118,5 @@ def _runs_only_chart(cmp: Comparison, bench: str, blks: list[Block], colours: di
     ax.set_xlim(0, 100 if unit == "percent" else 1.0)
     # the legend (full run names) below the panel: inside it, it covered the bars that reach 100 %
     fig.legend(loc="outside lower center", ncols=min(2, max(1, len(runs))), fontsize=8)
-    ax.set_title(f"{BENCH_NAMES[bench]}: your runs with 95% CIs (no published numbers)", fontsize=10)
+    ax.set_title(f"{find(bench).title}: your runs with 95% CIs (no published numbers)", fontsize=10)
     return fig

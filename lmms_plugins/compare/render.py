@@ -7,7 +7,9 @@ import io
 from pathlib import Path
 
 from lmms_plugins.baselines.mapping import benchmark_of, map_metric
-from lmms_plugins.compare.build import BENCH_NAMES, BENCH_ORDER, Block, Comparison, Entry, community_value, fmt_value
+from lmms_plugins.compare.build import Block, Comparison, Entry, community_value, fmt_value
+from lmms_plugins.utils import benchmarks
+from lmms_plugins.utils.benchmarks import find
 
 
 def _ci_text(e: Entry, unit: str) -> str:
@@ -25,7 +27,7 @@ def block_rows(blk: Block) -> list[dict]:
                          deltas={e.run: e.value - v for e in blk.entries}))
     for e in blk.entries:
         source = f"your run; CI: {e.ci_method}" if e.ci_method else "your run"
-        if blk.benchmark == "dod":
+        if _reports_pending(blk.benchmark):
             source += "; " + e.pending_text(unit, blk.mm.higher_is_better)
         rows.append(dict(kind="yours", who="▶ " + e.run, value=e.value, ci=_ci_text(e, unit),
                          source=source, n=e.n, deltas={}, rank=e.rank))
@@ -83,15 +85,22 @@ def bound_lines(blk: Block) -> list[str]:
     return out
 
 
-#: the benchmark's primary metrics, shown in the summary (as in the report's headline)
-SUMMARY_METRICS = {"dod": ("E", "D_strict"), "abacus": ("abacus_score",), "grade": ("grade_strict",), "cwi": ("accuracy",)}
+def _reports_pending(bench: str) -> bool:
+    known = find(bench)
+    return bool(known and known.reports_pending)
+
+
+def _primary(bench: str) -> tuple[str, ...]:
+    """The benchmark's primary metrics, shown in the summary (as in the report's headline)."""
+    known = find(bench)
+    return known.primary_metrics if known else ()
 
 
 def summary_blocks(cmp: Comparison) -> list[Block]:
     """The blocks of the summary: per benchmark, the primary metrics of its top-level tasks (a group
     that no other group holds, or a task outside every group)."""
     members = {t for r in cmp.runs for g, ts in r.groups.items() for t in ts if t != g}
-    return [b for b in cmp.blocks if b.metric in SUMMARY_METRICS.get(b.benchmark, ()) and b.task not in members]
+    return [b for b in cmp.blocks if b.metric in _primary(b.benchmark) and b.task not in members]
 
 
 def render_summary(cmp: Comparison) -> str:
@@ -102,11 +111,11 @@ def render_summary(cmp: Comparison) -> str:
     w("Runs: " + "; ".join(f"#{i} {r.label} ({r.path})" for i, r in enumerate(cmp.runs, 1)) + "\n")
     blocks = summary_blocks(cmp)
     keys = {(b.task, b.metric) for b in blocks}
-    for bench in BENCH_ORDER:
+    for bench in benchmarks.names():
         mine = [b for b in blocks if b.benchmark == bench]
         if not mine:
             continue
-        w(f"{BENCH_NAMES[bench]}:\n")
+        w(f"{find(bench).title}:\n")
         for blk in mine:
             unit = blk.unit_suffix
             scored = sorted((community_value(c, blk.mm) for c in blk.community if c.kind == "score"))
@@ -143,11 +152,11 @@ def render_text(cmp: Comparison) -> str:
     names = column_names([r.label for r in cmp.runs])
     tagged = any(names[r.label] != r.label for r in cmp.runs)
     w("Runs: " + "; ".join(f"{f'#{i} ' if tagged else ''}{r.label} = {r.path}" for i, r in enumerate(cmp.runs, 1)) + "\n")
-    for bench in BENCH_ORDER:
+    for bench in benchmarks.names():
         blks = [b for b in cmp.blocks if b.benchmark == bench]
         if not blks:
             continue
-        w(f"\n=== {BENCH_NAMES[bench]} ===\n")
+        w(f"\n=== {find(bench).title} ===\n")
         if cmp.protocol.get(bench):
             w(f"Protocol differences: {cmp.protocol[bench]}\n")
         with_rows = [b for b in blks if b.community]
@@ -182,7 +191,7 @@ def render_text(cmp: Comparison) -> str:
                     e = next((e for e in blk.entries if e.run == r), None)
                     cells.append(f"{fmt_value(e.value, unit)} {_ci_text(e, unit)}".strip() if e else "-")
                 w(f"  {blk.task:<28} {blk.mm.label:<{mw}}" + "".join(f" {c:>30}" for c in cells) + "\n")
-                if bench == "dod":
+                if _reports_pending(bench):
                     for e in blk.entries:
                         w(f"  {'':<28} {'':<{mw}} {e.run}: {e.pending_text(unit, blk.mm.higher_is_better)}\n")
     if cmp.paired:
@@ -210,11 +219,11 @@ def _md_escape(s: str) -> str:
 def render_markdown(cmp: Comparison) -> str:
     lines = ["# Comparison with published results", ""]
     lines += [f"- **{_md_escape(r.label)}**: `{r.path}`" for r in cmp.runs]
-    for bench in BENCH_ORDER:
+    for bench in benchmarks.names():
         blks = [b for b in cmp.blocks if b.benchmark == bench and b.mm.headline]
         if not blks:
             continue
-        lines += ["", f"## {BENCH_NAMES[bench]}", ""]
+        lines += ["", f"## {find(bench).title}", ""]
         if cmp.protocol.get(bench):
             lines += [f"> Protocol differences: {cmp.protocol[bench]}", ""]
         if "png_" + bench in cmp.files:
@@ -244,7 +253,7 @@ def render_markdown(cmp: Comparison) -> str:
                 for r in runs:
                     e = next((e for e in blk.entries if e.run == r), None)
                     cell = f"{fmt_value(e.value, blk.unit_suffix)} {_ci_text(e, blk.unit_suffix)}".strip() if e else ""
-                    if e and bench == "dod":
+                    if e and _reports_pending(bench):
                         cell += f" ({e.pending_text(blk.unit_suffix, blk.mm.higher_is_better)})"
                     cells.append(cell)
                 lines.append(f"| {blk.task} | {_md_escape(blk.mm.label)} | " + " | ".join(cells) + " |")
