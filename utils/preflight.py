@@ -87,32 +87,34 @@ def _hint() -> str:
     return f" (to run anyway, set {ENV_PREFLIGHT}=off)"
 
 
-def require_judge(purpose: str, alternative: str = "") -> None:
+def require_judge(purpose: str, alternative: str = "", **overrides: Any) -> None:
     """``purpose`` (e.g. "grade") needs the judge: it must be configured and reachable.
-    ``alternative`` names another way to satisfy the need, for the message."""
+    ``alternative`` names another way to satisfy the need, for the message; ``overrides``: the
+    task's judge settings (utils/judge_settings.judge_overrides)."""
     from lmms_plugins.utils.judge_client import JudgeConfig, JudgeError
 
     if skipped():
         return
     try:
-        config = JudgeConfig.from_env()
+        config = JudgeConfig.from_env(**overrides)
     except JudgeError as exc:
         other = f" ({alternative})" if alternative else ""
         raise PreflightError(f"{purpose} needs an LLM judge{other}, and {exc}{_hint()}") from None
     reach(config, purpose)
 
 
-def check_configured_judge(purpose: str) -> bool:
+def check_configured_judge(purpose: str, **overrides: Any) -> bool:
     """The judge is optional for ``purpose`` and used when configured: if it is, it must be
-    reachable. Returns whether it is configured."""
+    reachable. Returns whether it is configured (``overrides``: as for :func:`require_judge`)."""
     from lmms_plugins.utils.judge_client import ENV_BASE_URL, ENV_MODEL, JudgeConfig, JudgeError
 
-    if not (os.environ.get(ENV_BASE_URL, "").strip() and os.environ.get(ENV_MODEL, "").strip()):
+    model = overrides.get("model") or os.environ.get(ENV_MODEL, "").strip()
+    if not (os.environ.get(ENV_BASE_URL, "").strip() and model):
         return False
     if skipped():
         return True
     try:
-        config = JudgeConfig.from_env()
+        config = JudgeConfig.from_env(**overrides)
     except JudgeError as exc:  # e.g. a malformed timeout or extra body
         raise PreflightError(f"{purpose}: the LLM judge is configured wrongly: {exc}{_hint()}") from None
     reach(config, purpose)

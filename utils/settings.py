@@ -10,7 +10,9 @@ Where a value comes from, first match wins:
 
 1. the task's ``metadata`` (a user's YAML that ``include``s the task and restates ``metadata``);
 2. the setting's former environment variable, a deprecated alias: it still works, prints a
-   warning naming the metadata key, and its value is recorded like any other;
+   warning naming the metadata key, and its value is recorded like any other (the judge's model
+   keeps ``LMMS_PLUGINS_JUDGE_MODEL`` as the endpoint's own default, without a warning: a local
+   server serves one model under one name);
 3. the default.
 
 A value that does not check (a misspelt mode, a margin below 0) stops the run while lmms-eval
@@ -44,6 +46,7 @@ class Setting:
     check: Callable[[Any], Any]  # the value as the scorer uses it; ValueError saying what is accepted
     env: str = ""  # the former environment variable (a deprecated alias), if any
     help: str = ""  # one line for the README's table and the error message
+    env_deprecated: bool = True  # False: ``env`` is the deployment's own default (the judge's model), no warning
 
 
 # ------------------------------------------------------------------------- checks for Setting.check
@@ -107,7 +110,8 @@ def resolve(declared: Sequence[Setting], metadata: Mapping | None, *, task: str 
             raw, origin = metadata[s.key], f"metadata.{s.key}"
         elif s.env and os.environ.get(s.env, "").strip():
             raw, origin = os.environ[s.env], s.env
-            _warn_alias(s.env, s.key, task)
+            if s.env_deprecated:
+                _warn_alias(s.env, s.key, task)
         else:
             raw, origin = s.default, f"metadata.{s.key} (default)"
         try:

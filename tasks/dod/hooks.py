@@ -1,16 +1,10 @@
 """lmms-eval hooks of the Draw-or-Decline tasks: thin adapters around data.py, refusal/,
 judges.py and metrics.py.
 
-Run-time switches (environment variables, read per sample so one process can score several runs):
-
-* ``LMMS_PLUGINS_DOD_REFUSAL`` = ``rules`` (default), ``hybrid`` (the judge reads only the responses
-  the detector is uncertain about) or ``judge``: how a refusal conclusion is found.
-* ``LMMS_PLUGINS_DOD_EDIT_JUDGE`` = ``auto`` (default: on when the judge is configured) or ``off``:
-  the editing judge for real-world E. Maze E always uses the program verifier.
-* ``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, official: the text inside
-  ``<think>…</think>``; the whole output when it has no think tag) or ``all`` (reasoning and final
-  answer): the text the detector and the refusal judge read (refusal/text.py).
-* the judge itself: ``LMMS_PLUGINS_JUDGE_*`` (see lmms_plugins.utils.judge_client).
+The refusal mode, the text that decides a refusal, the detector's margin, the editing judge, the
+judges' prompts and the judge model are task settings (settings.py: keys of the YAML ``metadata``),
+given to the scorer by the task class as ``settings=``. The judge's endpoint: ``LMMS_PLUGINS_JUDGE_*``
+(lmms_plugins.utils.judge_client). Maze E always uses the program verifier.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ from lmms_plugins.utils import status as st
 from lmms_plugins.utils.stderr import rate_se
 
 from . import metrics as M
-from .refusal.text import ENV_REFUSAL_TEXT, refusal_reading  # noqa: F401  (re-exported for users)
+from .settings import ENV_EDIT_JUDGE, ENV_REFUSAL_MODE, settings_of  # noqa: F401  (the aliases, for tests)
 
 log = logging.getLogger("lmms_plugins.dod")
 
@@ -37,11 +31,9 @@ RATE_NAMES = list(M.METRICS) + list(M.PAIR_METRICS)
 # the rates, the share of failed generations, then one row of their counts, the run's facts and
 # the requests per status
 METRIC_NAMES = RATE_NAMES + ["generation_failure_rate", "dod_breakdown", "dod_run", "sample_statuses"]
-ENV_REFUSAL_MODE = "LMMS_PLUGINS_DOD_REFUSAL"
 # judge-free mode, a response mainly (or partly, after its conclusion) in a language the refusal rules do
 # not cover: every refusal metric of the request is pending (README "Languages")
 REFUSAL_NOT_COVERED = "refusal_not_covered"
-ENV_EDIT_JUDGE = "LMMS_PLUGINS_DOD_EDIT_JUDGE"
 
 
 # --- data ------------------------------------------------------------------------------------------
@@ -54,9 +46,7 @@ def process_docs(dataset):
     """
     from .data import check_integrity, dataset_root, log_integrity
 
-    refusal_mode()  # a misspelt LMMS_PLUGINS_DOD_REFUSAL fails here, before any generation
-    refusal_reading()  # and a misspelt LMMS_PLUGINS_DOD_REFUSAL_TEXT
-    preflight()  # so does a judge that is needed but not configured or not reachable
+    preflight()  # a misspelt setting fails here, before any generation; so does a judge that is needed but not there
     root = dataset_root()
     report = check_integrity(dataset, root)
     log_integrity(report)
@@ -137,62 +127,47 @@ def doc_to_target(doc: Mapping) -> str:
 # --- one sample --------------------------------------------------------------------------------------
 
 
-def refusal_mode() -> str:
-    mode = os.environ.get(ENV_REFUSAL_MODE, "rules").strip().lower() or "rules"
-    if mode not in ("rules", "judge", "hybrid"):
-        raise ValueError(f"{ENV_REFUSAL_MODE} must be 'rules', 'hybrid' or 'judge', got {mode!r}")
-    return mode
+def edit_judge_enabled(settings: Mapping | None = None) -> bool:
+    """The editing judge reads real-world edits: ``edit_judge`` is not ``off`` and a judge is configured."""
+    from lmms_plugins.utils.judge_client import ENV_BASE_URL
 
-
-_EDIT_JUDGE_FLAGS = {"auto": "auto", "": "auto", "on": "on", "1": "on", "true": "on", "yes": "on",
-                     "off": "off", "0": "off", "false": "off", "no": "off"}
-
-
-def edit_judge_flag() -> str:
-    """``auto`` (on when the judge is configured), ``on`` (required: preflight stops without it), ``off``."""
-    value = os.environ.get(ENV_EDIT_JUDGE, "auto").strip().lower()
-    if value not in _EDIT_JUDGE_FLAGS:
-        raise ValueError(f"{ENV_EDIT_JUDGE} must be auto, on or off, got {value!r}")
-    return _EDIT_JUDGE_FLAGS[value]
-
-
-def edit_judge_enabled() -> bool:
-    from lmms_plugins.utils.judge_client import ENV_BASE_URL, ENV_MODEL
-
-    flag = os.environ.get(ENV_EDIT_JUDGE, "auto").strip().lower()
-    if _EDIT_JUDGE_FLAGS.get(flag, "auto") == "off":
+    settings = settings_of(settings)
+    if settings["edit_judge"] == "off":
         return False
-    return bool(os.environ.get(ENV_BASE_URL) and os.environ.get(ENV_MODEL))
+    return bool(os.environ.get(ENV_BASE_URL) and settings["judge_model"])
 
 
-def preflight() -> None:
+def preflight(settings: Mapping | None = None) -> None:
     """Before any generation: a judge this run needs is configured and reachable, its prompts parse.
 
-    The refusal judge is needed in judge mode; the editing judge when ``LMMS_PLUGINS_DOD_EDIT_JUDGE``
-    is ``on``, and, when it is ``auto`` and the judge is configured, it must be reachable.
+    The refusal judge is needed in judge mode; the editing judge when the setting ``edit_judge`` is
+    ``on``, and, when it is ``auto`` and the judge is configured, it must be reachable.
     """
     from lmms_plugins.utils import preflight as pf
+    from lmms_plugins.utils.judge_settings import judge_overrides
 
-    from .judges import ENV_EDIT_PROMPT, ENV_REFUSAL_PROMPT, JudgeUnavailable, _prompt_source
+    from .judges import EDIT_PROMPT_FILE, REFUSAL_PROMPT_FILE, JudgeUnavailable, _prompt_source
 
-    flag = edit_judge_flag()
+    settings = settings_of(settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
+    judge = judge_overrides(settings)
     prompts = []
-    if refusal_mode() in ("judge", "hybrid"):
-        pf.require_judge(f"dod with {ENV_REFUSAL_MODE}={refusal_mode()}")
-        prompts.append((ENV_REFUSAL_PROMPT, "refusal_judge_prompt.jinja"))
+    mode, flag = settings["refusal_mode"], settings["edit_judge"]
+    if mode in ("judge", "hybrid"):
+        pf.require_judge(f"dod with refusal_mode={mode}", **judge)
+        prompts.append(("refusal_prompt", REFUSAL_PROMPT_FILE))
     if flag == "on":
-        pf.require_judge(f"dod with {ENV_EDIT_JUDGE}=on", f"or {ENV_EDIT_JUDGE}=off to leave real-world E pending")
-        prompts.append((ENV_EDIT_PROMPT, "edit_judge_prompt.jinja"))
-    elif flag == "auto" and pf.check_configured_judge("dod editing judge"):
-        prompts.append((ENV_EDIT_PROMPT, "edit_judge_prompt.jinja"))
-    for env, default in prompts:
+        pf.require_judge("dod with edit_judge=on", "or edit_judge=off to leave real-world E pending", **judge)
+        prompts.append(("edit_prompt", EDIT_PROMPT_FILE))
+    elif flag == "auto" and pf.check_configured_judge("dod editing judge", **judge):
+        prompts.append(("edit_prompt", EDIT_PROMPT_FILE))
+    for key, default in prompts:
         try:
-            source = _prompt_source(env, default)
+            source = _prompt_source(settings[key], default, key)
         except JudgeUnavailable as exc:
             raise pf.PreflightError(f"dod: {exc}") from None
-        pf.check_jinja(source, os.environ.get(env, "").strip() or default)
+        pf.check_jinja(source, settings[key] or default)
 
 
 def _read_output(raw: Any):
@@ -215,9 +190,10 @@ def _read_output(raw: Any):
     return out, st.OK, ""
 
 
-def score_sample(doc: Mapping, raw: Any, setting: str = "no_hint") -> M.SampleRecord:
+def score_sample(doc: Mapping, raw: Any, setting: str = "no_hint", settings: Mapping | None = None) -> M.SampleRecord:
     """The record of one request: label, what the model did, refusal, edit verdict. ``setting``: the
-    task's prompt setting, so the judges read the prompt the model saw."""
+    task's prompt setting, so the judges read the prompt the model saw; ``settings``: the task's
+    settings (settings.py)."""
     from .data import load_labels
 
     case_id = str(doc.get("case_id", ""))
@@ -228,13 +204,13 @@ def score_sample(doc: Mapping, raw: Any, setting: str = "no_hint") -> M.SampleRe
                               status=st.MISSING_DATA, reason=f"no label for {case_id} in ground_truth_criteria.jsonl")
     base = dict(case_id=case_id, pair_id=label.pair_id, category=label.category, feasible=label.feasible)
     try:
-        return _score_labelled(doc, raw, root, label, base, setting)
+        return _score_labelled(doc, raw, root, label, base, setting, settings_of(settings))
     except Exception as exc:  # keep the label: the sample stays in its metrics, as pending
         log.exception("dod %s: scoring failed", case_id)
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.ERROR, reason=f"{type(exc).__name__}: {exc}")
 
 
-def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setting: str) -> M.SampleRecord:
+def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setting: str, settings: Mapping) -> M.SampleRecord:
     from lmms_plugins.utils.images import PathEscapesRoot, resolve_under
 
     inputs = []
@@ -262,22 +238,25 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     from .refusal.rules import official_abstain
     from .refusal.text import conclusion_only_after_think, detect_in, text_to_read
 
-    reading = refusal_reading()
-    rules = detect_in(out.text, reading)
+    reading = settings["refusal_text"]
+    rules = detect_in(out.text, reading, settings["uncertain_margin"])
     # judge-free, in every mode: how much the reading decides in this run (dod_run)
     after_think = conclusion_only_after_think(out.text, reading, rules)
     refused: bool | None = rules.refused
     evidence, rule = rules.evidence, rules.rule
     status, reason = out_status, out_reason
     reason_correct = None
-    mode = refusal_mode()
+    mode = settings["refusal_mode"]
     # hybrid: only the responses the detector is uncertain about go to the judge
     if mode == "judge" or (mode == "hybrid" and rules.verdict == "uncertain"):
-        from .judges import JudgeUnavailable, judge_refusal
+        from lmms_plugins.utils.judge_settings import judge_overrides
+
+        from .judges import JudgeUnavailable, client, judge_refusal
 
         try:
             verdict = judge_refusal(doc_prompt=model_prompt(doc, setting), label=label,
-                                    reasoning=text_to_read(out.text, reading), reading=reading)
+                                    reasoning=text_to_read(out.text, reading), reading=reading,
+                                    prompt_file=settings["refusal_prompt"], judge=client(**judge_overrides(settings)))
             # null ("cannot tell") means no explicit conclusion was found: not a refusal
             refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge" if mode == "judge" else "hybrid_judge"
             reason_correct = verdict.reason_correct
@@ -296,7 +275,7 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     edit_ok, edit_reason, overlay = None, unreadable, None
     if label.feasible and has_image and not unreadable:
         edit_ok, edit_reason, edit_status, overlay = _judge_edit_with_overlay(label, inputs, Path(out.image),
-                                                                              model_prompt(doc, setting))
+                                                                              model_prompt(doc, setting), settings)
         if edit_status != st.OK and status == st.OK:
             status, reason = edit_status, edit_reason
     drew_path = None
@@ -338,12 +317,14 @@ def _drew_maze_path(label, input_path: Path, output_path: Path) -> tuple[bool | 
     return bool(verdict.drew_path), maze_overlay(verdict)
 
 
-def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str = "") -> tuple[bool | None, str, str]:
+def _judge_edit(label, inputs: Path | list[Path], output_path: Path, prompt: str = "",
+                settings: Mapping | None = None) -> tuple[bool | None, str, str]:
     """(edit_ok, why, status) for a feasible request with an image; ``prompt``: what the model was asked."""
-    return _judge_edit_with_overlay(label, inputs, output_path, prompt)[:3]
+    return _judge_edit_with_overlay(label, inputs, output_path, prompt, settings)[:3]
 
 
-def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "") -> tuple[bool | None, str, str, dict | None]:
+def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "",
+                             settings: Mapping | None = None) -> tuple[bool | None, str, str, dict | None]:
     """``_judge_edit`` and, for a maze, what the verifier read as a report overlay (maze/overlay.py)."""
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     input_path = inputs[0]
@@ -362,12 +343,16 @@ def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "")
             why = verdict.details.get("message", "input maze not readable")
             return None, f"maze verifier could not read the input map: {why}", M.MAZE_UNVERIFIED, overlay
         return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK, overlay
-    if not edit_judge_enabled():
+    settings = settings_of(settings)
+    if not edit_judge_enabled(settings):
         return None, "editing judge not configured", M.NO_EDIT_JUDGE, None
-    from .judges import JudgeUnavailable, judge_edit
+    from lmms_plugins.utils.judge_settings import judge_overrides
+
+    from .judges import JudgeUnavailable, client, judge_edit
 
     try:
-        v = judge_edit(instruction=prompt, label=label, input_image=inputs, output_image=output_path)
+        v = judge_edit(instruction=prompt, label=label, input_image=inputs, output_image=output_path,
+                       prompt_file=settings["edit_prompt"], judge=client(**judge_overrides(settings)))
     except JudgeUnavailable as exc:
         return None, f"editing judge: {exc}", st.JUDGE_ERROR, None
     return v.ok, f"editing judge: {v.reason}", st.OK, None
@@ -386,11 +371,14 @@ FULL_RECORD_METRIC = "dod_run"
 
 
 @st.never_raises(metrics=METRIC_NAMES)
-def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> dict:
-    rec = score_sample(doc, results[0] if results else None, setting)
+def process_results(doc: Mapping, results: list, setting: str = "no_hint", settings: Mapping | None = None) -> dict:
+    settings = settings_of(settings)
+    rec = score_sample(doc, results[0] if results else None, setting, settings)
     out = {}
-    # the data folder: the report finds the input images (input_media is relative to it) there
-    full = {**rec.to_dict(), "data_root": str(doc.get("dod_root") or "")}
+    # the data folder: the report finds the input images (input_media is relative to it) there; the
+    # refusal mode and reading: dod_run's row says how this run's refusals were decided
+    full = {**rec.to_dict(), "data_root": str(doc.get("dod_root") or ""),
+            "refusal_mode": settings["refusal_mode"], "refusal_text": settings["refusal_text"]}
     slim = {k: full[k] for k in SLIM_FIELDS}
     for m in M.METRICS:
         o = M.outcome(m, rec)
@@ -403,9 +391,9 @@ def process_results(doc: Mapping, results: list, setting: str = "no_hint") -> di
     return out
 
 
-def process_results_decline_hint(doc: Mapping, results: list) -> dict:
+def process_results_decline_hint(doc: Mapping, results: list, settings: Mapping | None = None) -> dict:
     """``process_results`` of dod_decline_hint: the judges read the prompt with the hint."""
-    return process_results(doc, results, setting="decline_hint")
+    return process_results(doc, results, setting="decline_hint", settings=settings)
 
 
 # --- aggregation ---------------------------------------------------------------------------------------
@@ -482,8 +470,11 @@ def aggregate_run(items: list) -> dict:
     kept = {k: v for k, v in facts.items() if k == "samples" or v}
     from .refusal.classifier import model_version
 
-    # the refusal detector's classifier is a shipped file: its version says which one scored this run
-    return {**kept, "refusal_mode": refusal_mode(), "refusal_text": refusal_reading(), "refusal_model": model_version()}
+    # how the samples' refusals were decided (each record says; a hook called without records: the settings'
+    # defaults and aliases); the classifier is a shipped file: its version says which one scored this run
+    said = next((i["record"] for i in items if isinstance(i, dict) and isinstance(i.get("record"), dict)
+                 and "refusal_mode" in i["record"]), None) or settings_of(None)
+    return {**kept, "refusal_mode": said["refusal_mode"], "refusal_text": said["refusal_text"], "refusal_model": model_version()}
 
 
 def aggregate_sample_statuses(items: list) -> dict:

@@ -21,14 +21,11 @@ client's (lmms_plugins.utils.judge_client), as for GRADE.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 _HERE = Path(__file__).resolve().parent
-ENV_REFUSAL_PROMPT = "LMMS_PLUGINS_DOD_REFUSAL_PROMPT"
-ENV_EDIT_PROMPT = "LMMS_PLUGINS_DOD_EDIT_PROMPT"
 REFUSAL_PROMPT_VERSION = "dod-refusal-v1"
 EDIT_PROMPT_VERSION = "dod-edit-v1"
 ATTEMPTS = 3
@@ -67,12 +64,16 @@ class EditVerdict:
 # --- prompts -------------------------------------------------------------------------------------------
 
 
-def _prompt_source(env: str, default: str) -> str:
-    path = os.environ.get(env, "").strip() or str(_HERE / default)
+REFUSAL_PROMPT_FILE, EDIT_PROMPT_FILE = "refusal_judge_prompt.jinja", "edit_judge_prompt.jinja"
+
+
+def _prompt_source(path: str, default: str, key: str = "") -> str:
+    """The prompt file ``path`` (a task setting; '' = the shipped ``default``), read."""
+    path = path or str(_HERE / default)
     try:
         return Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as exc:
-        raise JudgeUnavailable(f"cannot read the judge prompt {path} ({env}): {exc}") from exc
+        raise JudgeUnavailable(f"cannot read the judge prompt {path}{f' (metadata.{key})' if key else ''}: {exc}") from exc
 
 
 def _render(source: str, **values: Any) -> str:
@@ -145,13 +146,14 @@ def parse_edit(text: str) -> EditVerdict:
 # --- the client ---------------------------------------------------------------------------------------
 
 
-def client():
-    """The process's shared judge client for the ``LMMS_PLUGINS_JUDGE_*`` settings (the same one
-    GRADE uses); JudgeUnavailable when the judge is not configured."""
+def client(**overrides: Any):
+    """The process's shared judge client for the ``LMMS_PLUGINS_JUDGE_*`` settings and the task's
+    judge settings (``overrides``: utils/judge_settings.judge_overrides; the same client GRADE
+    uses for the same values); JudgeUnavailable when the judge is not configured."""
     from lmms_plugins.utils.judge_client import JudgeError, shared_client
 
     try:
-        return shared_client()
+        return shared_client(**overrides)
     except JudgeError as exc:
         raise JudgeUnavailable(str(exc)) from exc
 
@@ -159,15 +161,17 @@ def client():
 # --- the judges ----------------------------------------------------------------------------------------
 
 
-def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading: str = "reasoning") -> RefusalVerdict:
+def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading: str = "reasoning",
+                  prompt_file: str = "") -> RefusalVerdict:
     """Ask the refusal judge about one response (``label``: a data.Label). ``reasoning``: the text it
     reads, and of which its evidence must be a substring (refusal.text_to_read); ``reading``:
-    ``reasoning`` or ``all``, so the prompt can say which it is. Empty text: no call."""
+    ``reasoning`` or ``all``, so the prompt can say which it is; ``prompt_file``: the setting
+    ``refusal_prompt``. Empty text: no call."""
     from lmms_plugins.utils.judge_client import JudgeError, prompt_version
 
     if not (reasoning or "").strip():
         return RefusalVerdict(False, None, "", "empty response: no conclusion")
-    source = _prompt_source(ENV_REFUSAL_PROMPT, "refusal_judge_prompt.jinja")
+    source = _prompt_source(prompt_file, REFUSAL_PROMPT_FILE, "refusal_prompt")
     prompt = _render(
         source,
         task_prompt=doc_prompt,
@@ -205,7 +209,7 @@ def edit_messages(prompt: str, inputs: list, output_image) -> list:
     return [{"role": "user", "content": content}]
 
 
-def judge_edit(*, instruction: str, label, input_image, output_image, judge=None) -> EditVerdict:
+def judge_edit(*, instruction: str, label, input_image, output_image, judge=None, prompt_file: str = "") -> EditVerdict:
     """Ask the editing judge whether ``output_image`` makes the requested edit of ``input_image``
     (one path, or the list of the request's input images).
 
@@ -213,7 +217,7 @@ def judge_edit(*, instruction: str, label, input_image, output_image, judge=None
     images are encoded only when the judge is asked, so a re-run served from the cache decodes none."""
     from lmms_plugins.utils.judge_client import JudgeError, file_digest, prompt_version
 
-    source = _prompt_source(ENV_EDIT_PROMPT, "edit_judge_prompt.jinja")
+    source = _prompt_source(prompt_file, EDIT_PROMPT_FILE, "edit_prompt")
     prompt = _render(source, instruction=instruction, witness=_text(label.witness))
     inputs = list(input_image) if isinstance(input_image, (list, tuple)) else [input_image]
     judge = judge or client()

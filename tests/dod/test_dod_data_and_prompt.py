@@ -45,7 +45,7 @@ def test_yaml_data_files_load_the_local_root_with_datasets(root, tmp_path, monke
     assert set(docs["dod_root"]) == {str(root.resolve())}
     assert hooks.process_docs(docs)["dod_root"] == docs["dod_root"]  # idempotent
     monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judges")
-    with pytest.raises(ValueError, match="LMMS_PLUGINS_DOD_REFUSAL"):
+    with pytest.raises(SystemExit, match="LMMS_PLUGINS_DOD_REFUSAL must be one of rules, hybrid, judge"):  # a PreflightError
         hooks.process_docs(test)
 
 

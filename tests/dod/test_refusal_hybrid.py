@@ -11,6 +11,7 @@ from judge_server import FakeJudgeServer
 
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.refusal import detect_refusal
+from lmms_plugins.utils.preflight import PreflightError
 
 CLEAR_REFUSAL = "<think>The chair would need to be both in front of and behind the table, so no valid arrangement exists.</think>"
 CLEAR_DRAW = "<think>The chair fits in front of the table; nothing blocks it.</think>Done."
@@ -58,5 +59,5 @@ def test_hybrid_judge_failure_is_pending_not_a_verdict(docs, monkeypatch):
 
 def test_a_bad_margin_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "wide")
-    with pytest.raises(ValueError, match="LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN"):
-        detect_refusal("There is no valid path.")
+    with pytest.raises(PreflightError, match="LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN must be a number >= 0, got 'wide'"):
+        hooks.preflight()

@@ -11,11 +11,9 @@ import pytest
 from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer, message_text
 from lmms_plugins.tasks.dod import hooks
-from lmms_plugins.tasks.dod.refusal.text import (
-    ENV_REFUSAL_TEXT,
-    reasoning_part,
-    text_to_read,
-)
+from lmms_plugins.tasks.dod.refusal.text import reasoning_part, text_to_read
+from lmms_plugins.tasks.dod.settings import ENV_REFUSAL_TEXT
+from lmms_plugins.utils.preflight import PreflightError
 
 CONCLUSION = "The chair would need to be both in front of and behind the table, so no valid arrangement exists."
 MUSING = "The chair has to be in front of the table and behind it. Let me look at the picture again."
@@ -102,7 +100,7 @@ def test_reasoning_part_definition():
 
 def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, monkeypatch):
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "final")
-    with pytest.raises(ValueError, match=f"{ENV_REFUSAL_TEXT} must be 'reasoning'.*got 'final'"):
+    with pytest.raises(PreflightError, match=f"{ENV_REFUSAL_TEXT} must be one of reasoning, all, got 'final'"):
         hooks.process_docs(None)  # checked before the dataset is read
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "ALL")
     out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})])
@@ -110,7 +108,14 @@ def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, mo
     run = hooks.aggregate_run([out["dod_run"], inside["dod_run"]])
     assert run["refusal_text"] == "all" and run["conclusions_only_after_think"] == 1
     monkeypatch.delenv(ENV_REFUSAL_TEXT)
-    assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "reasoning"
+    # the row says how its samples were read (their records), not what the environment says now
+    assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "all"
+    older = {**out["dod_run"], "record": {k: v for k, v in out["dod_run"]["record"].items() if k != "refusal_text"}}
+    older["record"].pop("refusal_mode")
+    assert hooks.aggregate_run([older])["refusal_text"] == "reasoning"  # a record without it: the setting's value
+    scored = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})],
+                                   settings=hooks.settings_of(None) | {"refusal_text": "all"})
+    assert hooks.aggregate_run([scored["dod_run"]])["refusal_text"] == "all"  # the task's settings, as its class gives them
 
 
 @pytest.fixture

@@ -175,14 +175,14 @@ def test_dod_preflight(monkeypatch):
 
     hooks.preflight()  # rules mode, no judge: nothing needed
     monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")
-    with pytest.raises(pf.PreflightError, match="LMMS_PLUGINS_DOD_REFUSAL=judge needs an LLM judge"):
+    with pytest.raises(pf.PreflightError, match="dod with refusal_mode=judge needs an LLM judge"):
         hooks.preflight()
     monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
     monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "on")
-    with pytest.raises(pf.PreflightError, match="LMMS_PLUGINS_DOD_EDIT_JUDGE=on needs an LLM judge"):
+    with pytest.raises(pf.PreflightError, match="dod with edit_judge=on needs an LLM judge"):
         hooks.preflight()
     monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "sometimes")
-    with pytest.raises(ValueError, match="auto, on or off"):
+    with pytest.raises(pf.PreflightError, match="LMMS_PLUGINS_DOD_EDIT_JUDGE must be one of auto, on, off"):
         hooks.preflight()
     monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "auto")
     use_judge(monkeypatch, dead_url())  # configured, so wanted: it must be reachable

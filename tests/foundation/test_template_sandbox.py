@@ -70,11 +70,10 @@ def test_template_sandbox_dod_judge_prompt(tmp_path, monkeypatch):
     marker = tmp_path / "pwned"
     prompt = tmp_path / "refusal.jinja"
     prompt.write_text("Judge this: {{ reasoning }}" + _attack(marker), encoding="utf-8")
-    monkeypatch.setenv(judges.ENV_REFUSAL_PROMPT, str(prompt))
     label = type("L", (), {"feasible": False, "reason": "r", "witness": None, "certificate": None})()
     # the judge is never reached: the prompt fails first, as an unavailable judge (status judge_error)
     with pytest.raises(judges.JudgeUnavailable, match="internal attribute"):
-        judges.judge_refusal(doc_prompt="draw", label=label, reasoning="I cannot.", judge=object())
+        judges.judge_refusal(doc_prompt="draw", label=label, reasoning="I cannot.", judge=object(), prompt_file=str(prompt))
     assert not marker.exists()
 
 

@@ -11,7 +11,7 @@ material the classifier is fitted on (``labelled.jsonl``, ``tuning.jsonl``; the 
 from .detect import detect_refusal
 from .language import COVERED
 from .rules import NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, official_abstain
-from .text import ENV_REFUSAL_TEXT, detect_in, reasoning_part, refusal_reading, text_to_read
+from .text import READINGS, detect_in, reasoning_part, text_to_read
 
-__all__ = ["COVERED", "ENV_REFUSAL_TEXT", "NOT_REFUSED", "REFUSED", "UNCERTAIN", "RefusalDecision", "detect_in",
-           "detect_refusal", "official_abstain", "reasoning_part", "refusal_reading", "text_to_read"]
+__all__ = ["COVERED", "NOT_REFUSED", "READINGS", "REFUSED", "UNCERTAIN", "RefusalDecision", "detect_in",
+           "detect_refusal", "official_abstain", "reasoning_part", "text_to_read"]

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .classifier import combine
+from .classifier import MARGIN, combine
 from .language import MAIN_SHARE, coverage
 from .rules import ABSTAIN_TOKEN, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain, rule_refusal
 
 __all__ = ["detect_refusal"]
 
 
-def detect_refusal(text: str | None, use_classifier: bool = True) -> RefusalDecision:
+def detect_refusal(text: str | None, use_classifier: bool = True, margin: float = MARGIN) -> RefusalDecision:
     """Decide whether ``text`` (reasoning and final text) concludes that no valid solution exists.
 
     Rules and the small classifier (``classifier.py``) are read together; ``verdict`` is
     ``uncertain`` where they disagree or the classifier is unsure, and ``refused`` is then the best
-    guess (see README.md "Refusal detection" for the policy and its measured accuracy).
+    guess (see README.md "Refusal detection" for the policy and its measured accuracy). ``margin``:
+    the classifier's |z| below which it is unsure (the task setting ``uncertain_margin``).
     """
     text = text or ""
     if official_abstain(text):
@@ -28,7 +29,7 @@ def detect_refusal(text: str | None, use_classifier: bool = True) -> RefusalDeci
         decision = RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
                                    REFUSED if r.refused else NOT_REFUSED, None)
     else:
-        decision = combine(text, r)
+        decision = combine(text, r, margin)
     return _with_coverage(text, r, decision)
 
 

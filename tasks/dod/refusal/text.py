@@ -20,31 +20,21 @@ its evidence must be a substring of it. This module says what the reasoning of a
 The ``[ABSTAIN]`` token keeps its own position rule (rules.official_abstain), decided on the
 whole output in both readings.
 
-``LMMS_PLUGINS_DOD_REFUSAL_TEXT`` = ``reasoning`` (default, the official protocol) or ``all`` (the
-reasoning and the final answer: the package's earlier reading).
+The task setting ``refusal_text`` (tasks/dod/settings.py) = ``reasoning`` (default, the official
+protocol) or ``all`` (the reasoning and the final answer: the package's earlier reading).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
+from .classifier import MARGIN
 from .detect import detect_refusal
 from .rules import official_abstain
 
-ENV_REFUSAL_TEXT = "LMMS_PLUGINS_DOD_REFUSAL_TEXT"
 READINGS = ("reasoning", "all")
 _TAG = re.compile(r"<(/?)think(?:ing)?>", re.IGNORECASE)
-
-
-def refusal_reading() -> str:
-    """The reading chosen for this run; a misspelt value is a clear error (checked at load)."""
-    value = os.environ.get(ENV_REFUSAL_TEXT, "reasoning").strip().lower() or "reasoning"
-    if value not in READINGS:
-        raise ValueError(f"{ENV_REFUSAL_TEXT} must be 'reasoning' (the official protocol: the text inside "
-                         f"<think>...</think>) or 'all' (reasoning and final answer), got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -97,12 +87,12 @@ def text_to_read(text: str | None, reading: str) -> str:
     return (text or "") if reading == "all" else reasoning_part(text).text
 
 
-def detect_in(text: str | None, reading: str):
+def detect_in(text: str | None, reading: str, margin: float = MARGIN):
     """detect.detect_refusal on the text of ``reading``; the official ``[ABSTAIN]`` token is
     recognised by its position in the whole output, whatever the reading."""
     if reading == "all" or official_abstain(text):
-        return detect_refusal(text)
-    return detect_refusal(text_to_read(text, reading))
+        return detect_refusal(text, margin=margin)
+    return detect_refusal(text_to_read(text, reading), margin=margin)
 
 
 def conclusion_only_after_think(text: str | None, reading: str, decision=None) -> bool:
