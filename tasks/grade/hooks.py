@@ -8,10 +8,13 @@ Per-sample statuses (besides ``ok``):
   marker, an empty output): R = C = L = 0, no judge call;
 * ``judge_error``: a judge call failed after its retries, or no judge is configured: that
   dimension is pending (``None``, counted as 0, kept in the denominator);
-* ``missing_verdict``: ``LMMS_PLUGINS_GRADE_VERDICTS`` is set, the sample has no (complete)
+* ``missing_verdict``: the setting ``verdicts`` names verdict files, the sample has no (complete)
   verdict there and no judge is configured: pending like ``judge_error``;
 * ``missing_data``: the input or reference image of the dataset cannot be read: pending;
 * ``error``: an unexpected exception (``never_raises``).
+
+The verdict files, the judge prompts and the judge model are task settings (settings.py: keys of
+the YAML ``metadata``), given to the scorer by the task class as ``settings=``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from pathlib import Path
 
 from lmms_plugins.utils import aggregation
 from lmms_plugins.utils import status as st
+
+from .settings import PROMPTS_ENV, VERDICTS_ENV, settings_of  # noqa: F401  (the aliases, for tests)
 
 log = logging.getLogger("lmms_plugins.grade")
 
@@ -48,27 +53,28 @@ def process_docs(dataset):
     return datasets.Dataset.from_list(docs)
 
 
-def preflight() -> None:
+def preflight(settings=None) -> None:
     """The judge (or a verdict file) must be usable and the prompts must parse; else PreflightError."""
-    import os
-
     from lmms_plugins.tasks.grade.judging import PROMPT_NAMES, load_prompt
-    from lmms_plugins.tasks.grade.verdicts import VERDICTS_ENV, VerdictFileError, verdicts_from_env
+    from lmms_plugins.tasks.grade.verdicts import VerdictFileError, verdicts_for
     from lmms_plugins.utils import preflight as pf
+    from lmms_plugins.utils.judge_settings import judge_overrides
 
+    settings = settings_of(settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
-    if os.environ.get(VERDICTS_ENV, "").strip():
+    judge = judge_overrides(settings)
+    if settings["verdicts"]:
         try:
-            verdicts_from_env()  # read once now (cached): a wrong path stops the run here
+            verdicts_for(settings["verdicts"])  # read once now (cached): a wrong path stops the run here
         except VerdictFileError as exc:
             raise pf.PreflightError(f"grade: {exc}") from None
-        pf.check_configured_judge("grade")  # the judge then only fills what the file lacks
+        pf.check_configured_judge("grade", **judge)  # the judge then only fills what the file lacks
         return
-    pf.require_judge("grade", f"or a verdict file in {VERDICTS_ENV}")
+    pf.require_judge("grade", "or verdict files in metadata.verdicts", **judge)
     for name in PROMPT_NAMES:
         try:
-            prompt = load_prompt(name)
+            prompt = load_prompt(name, settings["prompts"])
         except (OSError, ValueError) as exc:
             raise pf.PreflightError(f"grade: judge prompt {name}: {exc}") from None
         if prompt.origin.endswith(".jinja"):
@@ -143,10 +149,10 @@ def _zero(doc, state: str, reason: str) -> dict:
 
 
 @st.never_raises(metrics=METRICS)
-def process_results(doc, results):
+def process_results(doc, results, settings=None):
     """Score one sample; never raises (an unexpected failure is status ``error``, dimensions pending)."""
     try:
-        return _process_results(doc, results)
+        return _process_results(doc, results, settings_of(settings))
     except Exception as exc:  # noqa: BLE001 - recorded, counted and shown, never lost
         log.exception("grade: scoring %s failed", doc.get("task_id"))
         return _record(doc, st.ERROR, f"{type(exc).__name__}: {exc}", R=None, C=None, L=None, judge_calls=0, source="none")
@@ -164,10 +170,10 @@ def _unreadable_edit(path) -> str:
     return ""
 
 
-def _process_results(doc, results):
+def _process_results(doc, results, settings):
     from lmms_plugins.tasks.grade.records import parse_questions
     from lmms_plugins.tasks.grade.rubric import match_answers
-    from lmms_plugins.tasks.grade.verdicts import verdicts_from_env
+    from lmms_plugins.tasks.grade.verdicts import verdicts_for
     from lmms_plugins.utils.model_output import parse_model_output
 
     task_id = doc["task_id"]
@@ -175,7 +181,7 @@ def _process_results(doc, results):
     c_applies = doc["consistency"] != "none"
     dims = ("R", "C", "L") if c_applies else ("R", "L")
 
-    verdicts = verdicts_from_env()
+    verdicts = verdicts_for(settings["verdicts"])
     verdict = verdicts.get(task_id) if verdicts is not None else None
     R = C = L = None
     answers: list = []
@@ -206,15 +212,16 @@ def _process_results(doc, results):
         why = "; ".join(out.problems) or "the model returned no image"
         return _zero(doc, st.MISSING_IMAGE, why)
 
-    from lmms_plugins.tasks.grade.judging import BadDatasetImage, BadEditedImage, judge_sample
+    from lmms_plugins.tasks.grade.judging import PROMPT_NAMES, BadDatasetImage, BadEditedImage, judge_sample, load_prompt
     from lmms_plugins.utils.judge_client import JudgeError, shared_client
+    from lmms_plugins.utils.judge_settings import judge_overrides
 
     def pending(state: str, reason: str) -> dict:
         return _record(doc, state, reason, R=R, C=C, L=L, answers=answers, matched_by=matched_by,
                        judge_calls=0, source="+".join(source) or "none")
 
     try:
-        client = shared_client()
+        client = shared_client(**judge_overrides(settings))
     except JudgeError as exc:
         unreadable = _unreadable_edit(out.image)  # without a judge the image is still checked
         if unreadable:
@@ -225,6 +232,7 @@ def _process_results(doc, results):
         judged = judge_sample(
             client, instruction=doc["text"], questions=questions, consistency_type=doc["consistency"],
             original=doc["image_path"], edited=out.image, reference=doc["gt"], need=need,
+            prompts={n: load_prompt(n, settings["prompts"]) for n in PROMPT_NAMES},
         )
     except BadEditedImage as exc:
         return _zero(doc, st.BAD_IMAGE, str(exc))

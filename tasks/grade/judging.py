@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,6 @@ from typing import Any, Sequence
 from lmms_plugins.tasks.grade.records import Question
 from lmms_plugins.tasks.grade.rubric import RubricVerdict, ScaleVerdict, match_answers, parse_scale
 
-PROMPTS_ENV = "LMMS_PLUGINS_GRADE_PROMPTS"
 PROMPT_NAMES = ("reasoning", "consistency_overall", "consistency_style", "readability")
 PROMPT_DIR = Path(__file__).with_name("prompts")
 ANSWER_ATTEMPTS = 3  # answers asked per dimension before the sample becomes judge_error
@@ -66,14 +64,15 @@ class Prompt:
 
 
 def load_prompt(name: str, override_dir: str | None = None) -> Prompt:
-    """Our prompt ``name``, or the user's file of that name (``.jinja``, ``.txt`` or no suffix)."""
+    """Our prompt ``name``, or the user's file of that name (``.jinja``, ``.txt`` or no suffix) in
+    ``override_dir`` (the setting ``prompts``; None or '' = ours)."""
     if name not in PROMPT_NAMES:
         raise ValueError(f"unknown GRADE prompt {name!r}; known: {PROMPT_NAMES}")
-    folder = override_dir if override_dir is not None else os.environ.get(PROMPTS_ENV)
+    folder = override_dir
     if folder:
         base = Path(folder).expanduser()
         if not base.is_dir():
-            raise FileNotFoundError(f"{PROMPTS_ENV}={folder} is not a folder")
+            raise FileNotFoundError(f"metadata.prompts={folder} is not a folder")
         for candidate in (base / f"{name}.jinja", base / f"{name}.txt", base / name):
             if candidate.is_file():
                 return Prompt(name, candidate.read_text(encoding="utf-8"), str(candidate))

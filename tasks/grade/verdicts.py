@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-VERDICTS_ENV = "LMMS_PLUGINS_GRADE_VERDICTS"
+
 _KEPT_STATUSES = ("ok", "missing_image", "bad_image")  # verdicts of the model's output, not of the judge
 _ALIASES = {"R": ("r", "reasoning"), "C": ("c", "consistency_score", "consistency"), "L": ("l", "readability")}
 
@@ -205,7 +205,7 @@ def load_verdicts(path: str | Path) -> dict[str, Verdict]:
     for part in [p for p in str(path).split(os.pathsep) if p.strip()] or [str(path)]:
         source = Path(part).expanduser()
         if not source.exists():
-            raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {source}")
+            raise VerdictFileError(f"metadata.verdicts: verdict file not found: {source}")
         hint = source.name
         for where, row in _rows(source):
             v = parse_line(row, where, hint=hint)
@@ -218,11 +218,11 @@ _CACHE: dict[tuple, dict[str, Verdict]] = {}
 _LOCK = threading.Lock()
 
 
-def verdicts_from_env() -> dict[str, Verdict] | None:
-    """The verdicts named by LMMS_PLUGINS_GRADE_VERDICTS (read once per file version), or None."""
+def verdicts_for(value: str) -> dict[str, Verdict] | None:
+    """The verdicts of the files named by the setting ``verdicts`` (read once per file version), or None."""
     import os
 
-    value = os.environ.get(VERDICTS_ENV, "").strip()
+    value = (value or "").strip()
     if not value:
         return None
     key_parts = []
@@ -231,7 +231,7 @@ def verdicts_from_env() -> dict[str, Verdict] | None:
         try:
             stamps = [path.stat().st_mtime] + ([c.stat().st_mtime for c in sorted(path.glob("*.json"))] if path.is_dir() else [])
         except OSError:
-            raise VerdictFileError(f"{VERDICTS_ENV}: verdict file not found: {path}") from None
+            raise VerdictFileError(f"metadata.verdicts: verdict file not found: {path}") from None
         key_parts.append((str(path.resolve()), max(stamps)))
     key = tuple(key_parts)
     with _LOCK:

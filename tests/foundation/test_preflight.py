@@ -146,7 +146,7 @@ def test_invalid_jinja_is_reported_with_its_origin():
 def test_grade_preflight(monkeypatch, tmp_path):
     from lmms_plugins.tasks.grade import hooks
 
-    with pytest.raises(pf.PreflightError, match="LMMS_PLUGINS_GRADE_VERDICTS"):
+    with pytest.raises(pf.PreflightError, match="or verdict files in metadata.verdicts"):
         hooks.preflight()
     monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(tmp_path / "nope.jsonl"))
     with pytest.raises(pf.PreflightError, match="verdict file not found"):
