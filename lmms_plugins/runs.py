@@ -433,16 +433,16 @@ def metric_count(tr: TaskResult, metric: str) -> int | None:
     return tr.n
 
 
-
-BREAKDOWN_ROW = "dod_breakdown"  # DoD: {metric: [success, pending, total]}, one row for all its rates
-
-
 def _reported_counts(tr: TaskResult, metric: str) -> list[dict]:
-    """The counts a task reports for ``metric``, as dicts with success / pending / total: DoD's
-    ``dod_breakdown`` row, and as older runs wrote them, a ``<metric>_counts`` dict or a summary dict
-    keyed by metric name ({"E": {"success": .., "total": ..}, ...})."""
+    """The counts a task reports for ``metric``, as dicts with success / pending / total: the row its
+    benchmark names (``counts_row``: DoD's ``dod_breakdown``, {metric: [success, pending, total]}), and
+    as older runs wrote them, a ``<metric>_counts`` dict or a summary dict keyed by metric name
+    ({"E": {"success": .., "total": ..}, ...})."""
+    from lmms_plugins.utils.benchmarks import of_task
+
     out = []
-    row = tr.values.get(BREAKDOWN_ROW)
+    bench = of_task(tr.task)
+    row = tr.values.get(bench.counts_row) if bench is not None and bench.counts_row else None
     c = row.get(metric) if isinstance(row, dict) else None
     if isinstance(c, list) and len(c) == 3 and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
         out.append(dict(zip(("success", "pending", "total"), c)))

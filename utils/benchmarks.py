@@ -86,6 +86,8 @@ class Benchmark:
     #: compare: (samples a value stands on, share of the requests) when fewer than all were scored
     scored_share: Callable[[Mapping[str, Any]], tuple[int, float] | None] | None = None
     sample_noun: str = "samples"  # what one sample is, in compare's notes ("edits")
+    #: the results row holding {metric: [success, pending, total]} for every rate of a task ("" for none)
+    counts_row: str = ""
     #: compare: the protocol note for runs that recorded a setting: ({run label: task values}) -> note or None
     run_protocol: Callable[[Mapping[str, Mapping[str, Any]]], str | None] | None = None
 

@@ -69,4 +69,5 @@ BENCHMARK = Benchmark(
     report="lmms_plugins.tasks.dod.report_blocks:DodReport",
     reports_pending=True,
     run_protocol=run_protocol,
+    counts_row="dod_breakdown",
 )

@@ -64,6 +64,7 @@ BENCHMARK = Benchmark(
     settings=lambda task: ("all",),
     report=f"{HERE}:ToyReport",
     reports_pending=True,
+    counts_row="toy_breakdown",
 )
 
 
@@ -76,7 +77,9 @@ def toy(monkeypatch):
 def _toy_run(out: Path, correct: list[bool], model: str = "replay") -> Path:
     lines = [sample_line(i, {"toy_acc": st.sample(1.0 if ok else 0.0, st.OK, "", f"t{i}")}, output=f"answer {i}",
                          target="x", doc_hash=f"{i:064d}") for i, ok in enumerate(correct)]
-    return write_run(out, {"toy_easy": {"toy_acc": sum(correct) / len(correct)}}, {"toy_easy": lines}, model=model).parent
+    counts = {"toy_acc": [sum(correct), 1, len(correct)]}  # one sample still pending, as the task reports it
+    return write_run(out, {"toy_easy": {"toy_acc": sum(correct) / len(correct), "toy_breakdown": counts}},
+                     {"toy_easy": lines}, model=model).parent
 
 
 def test_the_registry_holds_the_four_benchmarks_in_table_order():
@@ -119,10 +122,10 @@ def test_a_fifth_benchmark_reaches_the_mapping_compare_and_report(toy, tmp_path)
     cmp = compare([str(a), str(b)], labels=["A", "B"], chart=False)
     assert [(blk.benchmark, blk.task, blk.metric) for blk in cmp.blocks] == [("toy", "toy_easy", "toy_acc")]
     assert cmp.blocks[0].entries[0].value == pytest.approx(75.0)  # percent, as the descriptor says
-    assert cmp.blocks[0].entries[0].pending == (0, 4)  # reports_pending: counted from the samples
+    assert cmp.blocks[0].entries[0].pending == (1, 4)  # reports_pending, from the counts_row
     assert "=== Toy-Bench ===" in cmp.text and "Protocol differences: toy protocol: scored by hand" in cmp.text
     assert "Toy-Bench:\n  toy_easy · toy accuracy: A 75.0 %" in cmp.summary
-    assert "pending 0/4" in cmp.text
+    assert "pending 1/4 (25.0 %), ceiling 75.0" in cmp.text
     assert [p.task for p in cmp.paired] == ["toy_easy"]
 
     page = write_report(a, tmp_path / "a.html").read_text(encoding="utf-8")
