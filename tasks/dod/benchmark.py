@@ -19,7 +19,7 @@ METRICS = {
 }
 
 PROTOCOL_NOTE = (
-    "refusal: this package's judge-free rule detector by default (LMMS_PLUGINS_DOD_REFUSAL=judge "
+    "refusal: this package's judge-free rule detector by default (the setting refusal_mode: judge "
     "uses the configured judge); the paper uses a Kimi-K3 judge. E: maze edits verified by program, "
     "real-world edits by the configured editing judge or left pending; the paper judges every image "
     "with Kimi-K3."
