@@ -6,6 +6,8 @@ benchmarks all iterate over :data:`TASKS`.
 
 from __future__ import annotations
 
+from lmms_plugins.tasks.cwi.benchmark import BENCHMARK
+
 FAMILIES: dict[str, tuple[str, ...]] = {
     "transformation": (
         "circular_shift",
@@ -50,7 +52,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 TASKS: tuple[str, ...] = tuple(t for tasks in FAMILIES.values() for t in tasks)
 FAMILY_OF: dict[str, str] = {t: fam for fam, tasks in FAMILIES.items() for t in tasks}
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
-DATASET_PATH = "ytz009/image_pot_bench"
+DATASET_PATH = BENCHMARK.hub_id
 
 
 def task_name(task: str) -> str:

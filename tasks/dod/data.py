@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-HUB_REPO = "visual-abstention/Draw-or-Decline"
-BENCH = "dod"
+from lmms_plugins.tasks.dod.benchmark import BENCHMARK
+
+HUB_REPO = BENCHMARK.hub_id
+BENCH = BENCHMARK.name
 INSTRUCTIONS = "instruction.jsonl"
 LABELS = "ground_truth_criteria.jsonl"
 MAZE_CATEGORY = "maze"

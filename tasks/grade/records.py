@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lmms_plugins.tasks.grade.benchmark import BENCHMARK
+
 log = logging.getLogger("lmms_plugins.grade")
 
-HUB_DATASET = "VisionXLab/GRADE"
+HUB_DATASET = BENCHMARK.hub_id
 DATA_FILE = "data.json"
 CONSISTENCY_TYPES = ("overall", "style", "none")
 

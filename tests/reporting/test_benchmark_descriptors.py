@@ -139,7 +139,7 @@ def test_a_fifth_benchmark_reaches_the_mapping_compare_and_report(toy, tmp_path)
 
 def test_the_shared_code_names_no_benchmark():
     """Benchmark names and their metrics live in tasks/<bench>/ only (prose in docstrings aside)."""
-    shared = [REPO / "lmms_plugins" / p for p in ("report.py", "headline.py", "cli.py", "baselines/mapping.py")]
+    shared = [REPO / "lmms_plugins" / p for p in ("report.py", "headline.py", "cli.py", "runs.py", "check.py", "baselines/mapping.py")]
     shared += sorted((REPO / "lmms_plugins" / "compare").glob("*.py")) + [REPO / "utils" / "data_roots.py"]
     names = [b.name for b in benchmarks.all_benchmarks()]
     quoted = re.compile(r"""["'](%s)(?:[_-][\w-]*)?["']""" % "|".join(names))
