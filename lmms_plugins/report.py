@@ -5,6 +5,10 @@ images, verdict with status and reason), filterable by task, status, category an
 few lines of inline JavaScript. Images are embedded as base64 thumbnails; nothing is fetched from
 the network, so the file can be mailed or archived as it is.
 
+This module is the shell (page, headline, gallery, cards, images, overlays) and names no benchmark:
+what a benchmark shows beyond a generic card is its report blocks (:class:`ReportBlocks`,
+``tasks/<bench>/report_blocks.py``, named by its descriptor).
+
 Overlays (the generic hook benchmarks use to explain a verdict on an image). Any per-sample metric
 dict (or its ``record`` dict) may carry ``overlay``: one overlay or a list of them, each
 
