@@ -70,7 +70,7 @@ class Benchmark:
     hub_id: str | None  # the official Hugging Face dataset (None: none published)
     layout: str  # what a local copy must hold (said when the data is missing)
     #: ``lmms-plugins make-data <name>`` -> "module:function" taking argv and returning an exit code
-    make_data: Mapping[str, str] = field(default_factory=dict)
+    make_data: Mapping[str, str] = field(default_factory=dict, hash=False)
     primary_metrics: tuple[str, ...] = ()  # the headline metrics (report's first table, compare's summary)
     display_unit: str = "fraction"  # the unit of its published tables
     protocol_note: str = ""  # what this package does differently from the published protocol
