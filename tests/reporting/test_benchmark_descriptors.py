@@ -138,11 +138,20 @@ def test_a_fifth_benchmark_reaches_the_mapping_compare_and_report(toy, tmp_path)
 
 
 def test_the_shared_code_names_no_benchmark():
-    """Benchmark names and their metrics live in tasks/<bench>/ only (prose in docstrings aside)."""
+    """Benchmark names, titles, hub ids and headline metrics live in tasks/<bench>/ only (prose in
+    docstrings and comments aside)."""
+    from lmms_plugins.report import blocks_of
+
     shared = [REPO / "lmms_plugins" / p for p in ("report.py", "headline.py", "cli.py", "runs.py", "check.py", "baselines/mapping.py")]
     shared += sorted((REPO / "lmms_plugins" / "compare").glob("*.py")) + [REPO / "utils" / "data_roots.py"]
-    names = [b.name for b in benchmarks.all_benchmarks()]
-    quoted = re.compile(r"""["'](%s)(?:[_-][\w-]*)?["']""" % "|".join(names))
+    names, words = [], set()
+    for b in benchmarks.all_benchmarks():
+        names.append(b.name)
+        blocks = blocks_of(b.name)
+        words |= {b.title, b.hub_id, b.counts_row, *b.primary_metrics, *b.make_data, *blocks.verdict_metrics, *blocks.lower_is_better}
+    words.discard("")
+    assert {"E", "D_strict", "abacus_score", "grade_strict", "accuracy", "dod_breakdown", "CwI-Bench"} <= words
+    quoted = re.compile(r"""["']((?:%s)(?:[_-][\w-]*)?|%s)["']""" % ("|".join(names), "|".join(map(re.escape, sorted(words)))))
     found = {}
     for path in shared:
         code = "\n".join(line.split("#")[0] for line in path.read_text(encoding="utf-8").splitlines())
