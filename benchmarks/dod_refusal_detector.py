@@ -44,6 +44,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -282,24 +283,61 @@ def scaling() -> None:
 
 
 R3 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r3.jsonl"  # round 3, 21 languages, another writer
+R4 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r4.jsonl"  # round 4, another writer, frozen before the run
 FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written here before the round-3 changes
+# How the labelled sets show that a response delivered an image (they hold text only)
+IMAGE_MARK = re.compile(r"<image>|\[image\]|!\[[^\]]*\]\([^)]*\)|\b[\w./-]+\.(?:png|jpe?g|webp)\b", re.I)
+MARKED_SHARE = 0.1  # a set marks its images when at least this share of its responses carries a mark
 
 
-def routing(reading: str) -> None:
-    """Judge-free and hybrid figures, and the hybrid routing, on round 3 and the third frozen split."""
+def image_flags(texts: list[str]) -> list[bool | None]:
+    """Whether each response delivered an image, as its set shows it: where the writer marks images (a tenth
+    of the responses or more carry a mark), a response without a mark delivered none; in a set that does
+    not mark them, it is not known (None), as for a run whose output could not be read."""
+    marks = [bool(IMAGE_MARK.search(t)) for t in texts]
+    known = bool(texts) and sum(marks) >= MARKED_SHARE * len(texts)
+    return [m if known else None for m in marks]
+
+
+def independent_rows(path: Path) -> list[dict]:
+    """A round-3-style independent set (``response``, ``label`` declined / not_declined, ``language``,
+    ``script``, ``cls``, ``ambiguous``), ambiguous rows skipped."""
+    return [{"id": r["id"], "text": r["response"], "label": r["label"] == "declined",
+             "lang": r["language"] + ("/" + r["script"] if r.get("script") else ""), "style": r["cls"]}
+            for r in C.load_rows([path]) if not r.get("ambiguous")]
+
+
+def routing(reading: str, which: str = "r3") -> None:
+    """Judge-free and hybrid figures, and the hybrid routing, on an independent round and the third frozen split.
+
+    Judge-free: a response whose verdict is ``uncertain`` (not covered, or covered and uncertain) is pending;
+    the figure is the accuracy on the decided responses of the covered languages, with the pending share."""
     from lmms_plugins.tasks.dod.refusal import COVERED
     from lmms_plugins.tasks.dod.refusal import UNCERTAIN
 
-    r3 = [{"id": r["id"], "text": r["response"], "label": r["label"] == "declined", "lang": r["language"] + ("/" + r["script"] if r.get("script") else ""),
-           "style": r["cls"]} for r in C.load_rows([R3]) if not r["ambiguous"]]
-    for name, rows in (("round 3", r3), ("frozen3", C.load_rows([FROZEN3]))):
-        ds = [detect_in(r["text"], reading) for r in rows]
-        own = [lang in COVERED for lang in (r["lang"] for r in rows)]
-        scored = [(r["label"], bool(d.refused)) for r, d in zip(rows, ds) if d.covered]
-        print(f"{name} (text: {reading}): {len(rows)} responses; judge-free scored {len(scored)}, pending (not covered) {len(rows) - len(scored)}")
-        print(f"  judge-free, covered:          {fmt(scores(scored))}")
-        print(f"  judge-free, covered languages (by the set's field): "
-              f"{fmt(scores([(r['label'], bool(d.refused)) for r, d, o in zip(rows, ds, own) if o and d.covered]))}")
+    sets = [("round 4", independent_rows(R4))] if which == "r4" else [("round 3", independent_rows(R3)),
+                                                                     ("frozen3", C.load_rows([FROZEN3]))]
+    for name, rows in sets:
+        images = image_flags([r["text"] for r in rows])
+        ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
+        own = [lang in COVERED for lang in (r.get("lang", "en") for r in rows)]
+        covered = [(r, d) for r, d, o in zip(rows, ds, own) if o]
+        decided = [(r["label"], bool(d.refused)) for r, d in covered if d.verdict != UNCERTAIN]
+        marked = "marks its images" if any(im is not None for im in images) else "does not mark images (image not known)"
+        print(f"{name} (text: {reading}; the set {marked}): {len(rows)} responses, {len(covered)} in covered languages")
+        print(f"  judge-free, covered languages, decided: {fmt(scores(decided))}; "
+              f"pending {len(covered) - len(decided)} of {len(covered)} ({1 - len(decided) / max(1, len(covered)):.1%})")
+        print(f"  (best answers on every covered-language response: {fmt(scores([(r['label'], bool(d.refused)) for r, d in covered]))})")
+        why = Counter("not covered" if not d.covered else "no image, negation" if d.why.startswith("no conclusion and no image")
+                      else "image after a conclusion" if d.why.startswith("a conclusion, yet") else "rules and classifier"
+                      for _r, d in covered if d.verdict == UNCERTAIN)
+        print("  pending in covered languages, why: " + (", ".join(f"{k} {v}" for k, v in why.most_common()) or "none"))
+        per_lang: dict[str, list] = defaultdict(list)
+        for r, d in covered:
+            per_lang[r.get("lang", "en")].append((r["label"], bool(d.refused), d.verdict == UNCERTAIN))
+        print("  per covered language (right/decided, pending): " + ", ".join(
+            f"{k} {sum(y == p for y, p, u in v if not u)}/{sum(not u for *_, u in v)} ({sum(u for *_, u in v)})"
+            for k, v in sorted(per_lang.items(), key=lambda kv: -len(kv[1]))))
         others = [(r, d) for r, d, o in zip(rows, ds, own) if not o]
         if others:
             print(f"  other languages: {len(others)}, uncertain {sum(d.verdict == UNCERTAIN for _, d in others)}, "
@@ -313,14 +351,37 @@ def routing(reading: str) -> None:
         print(f"  to the judge: {len(routed)} ({len(routed) / len(rows):.1%}); not covered {sum(not d.covered for _, d in routed)}, "
               f"covered but uncertain {sum(d.covered for _, d in routed)} (of which the best answer was right: {n_routed_right})")
         for field in ("lang", "style"):
-            c = Counter(r[field] for r, _ in routed)
+            c = Counter(r.get(field) for r, _ in routed)
             print(f"    by {field}: " + ", ".join(f"{k} {v}" for k, v in c.most_common()))
         groups: dict[str, list] = defaultdict(list)
-        for r, d in zip(rows, ds):
-            if d.covered:
-                groups[r["style"]].append((r["label"], bool(d.refused)))
-        print("  judge-free per class (covered): " + ", ".join(
+        for r, d in covered:
+            if d.verdict != UNCERTAIN:
+                groups[r.get("style", "?")].append((r["label"], bool(d.refused)))
+        print("  judge-free per class (covered, decided): " + ", ".join(
             f"{k} {sum(y == p for y, p in v)}/{len(v)}" for k, v in sorted(groups.items())))
+        wrong = [(r, d) for r, d in covered if d.verdict != UNCERTAIN and bool(d.refused) != r["label"]]
+        for r, d in wrong:
+            print(f"    wrong: {r['id']} [{r.get('lang')}/{r.get('style')}] label={r['label']} {r['text'][:160]!r}")
+
+
+def abstention(reading: str) -> None:
+    """Judge-free coverage (share decided) and accuracy on the decided responses, per labelled set."""
+    from lmms_plugins.tasks.dod.refusal import COVERED
+    from lmms_plugins.tasks.dod.refusal import UNCERTAIN
+
+    sets = [("frozen", apply_reading(load("frozen"), reading)), ("frozen2", apply_reading(load("frozen2"), reading)),
+            ("independent", apply_reading(load("independent"), reading)), ("frozen3", C.load_rows([FROZEN3])),
+            ("round 3 (covered languages)", [r for r in independent_rows(R3) if r["lang"] in COVERED])]
+    print("set | responses | decided (coverage) | accuracy on decided | P | R | best answers on all | pending: rules/classifier, image after a conclusion, no image + negation, not covered")
+    for name, rows in sets:
+        images = image_flags([r["text"] for r in rows])
+        ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
+        decided = [(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds) if d.verdict != UNCERTAIN]
+        s, a = scores(decided), scores([(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds)])
+        kinds = Counter("not covered" if not d.covered else "no image" if d.why.startswith("no conclusion and no image")
+                        else "image" if d.why.startswith("a conclusion, yet") else "rules" for d in ds if d.verdict == UNCERTAIN)
+        print(f"{name} | {len(rows)} | {len(decided)} ({len(decided) / len(rows):.1%}) | {s['accuracy']:.3f} | {s['precision']:.3f} | "
+              f"{s['recall']:.3f} | {a['accuracy']:.3f} | {kinds['rules']}, {kinds['image']}, {kinds['no image']}, {kinds['not covered']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -334,9 +395,14 @@ def main(argv: list[str] | None = None) -> int:
                          "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     ap.add_argument("--routing", action="store_true", help="round 3 and frozen3: judge-free, hybrid and the hybrid routing")
+    ap.add_argument("--round", choices=("r3", "r4"), default="r3", help="with --routing: the independent round to read")
+    ap.add_argument("--abstention", action="store_true", help="per labelled set: share decided judge-free, accuracy on it")
     args = ap.parse_args(argv)
     if args.routing:
-        routing(args.text or "all")
+        routing(args.text or "all", args.round)
+        return 0
+    if args.abstention:
+        abstention(args.text or "all")
         return 0
     if args.readings:
         readings()

@@ -34,6 +34,9 @@ METRIC_NAMES = RATE_NAMES + ["generation_failure_rate", "dod_breakdown", "dod_ru
 # judge-free mode, a response mainly (or partly, after its conclusion) in a language the refusal rules do
 # not cover: every refusal metric of the request is pending (README "Languages")
 REFUSAL_NOT_COVERED = "refusal_not_covered"
+# judge-free mode, a response in a covered language whose verdict is uncertain (rules and classifier disagree,
+# or the text and the output do: README "Abstention"): pending too, never the detector's guess
+REFUSAL_UNCERTAIN = "refusal_uncertain"
 
 
 # --- data ------------------------------------------------------------------------------------------
@@ -239,7 +242,7 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     from .refusal.text import conclusion_only_after_think, detect_in, text_to_read
 
     reading = settings["refusal_text"]
-    rules = detect_in(out.text, reading, settings["uncertain_margin"])
+    rules = detect_in(out.text, reading, settings["uncertain_margin"], image=has_image)
     # judge-free, in every mode: how much the reading decides in this run (dod_run)
     after_think = conclusion_only_after_think(out.text, reading, rules)
     refused: bool | None = rules.refused
@@ -262,8 +265,8 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
             reason_correct = verdict.reason_correct
         except JudgeUnavailable as exc:
             refused, status, reason = None, st.JUDGE_ERROR, f"refusal judge: {exc}"
-    elif mode == "rules" and not rules.covered:
-        # judge-free, a language the rules do not read: not known (pending), never a guessed answer
+    elif mode == "rules" and rules.verdict == "uncertain":
+        # judge-free, a language the rules do not read or an uncertain verdict: not known (pending), never a guess
         refused, evidence, rule = None, "", ""
 
     # an image that does not decode is bad_image with the decoder's reason: no verifier or judge sees it
@@ -281,8 +284,9 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     drew_path = None
     if label.is_maze and not label.feasible and has_image and not unreadable:
         drew_path, overlay = _drew_maze_path(label, input_path, Path(out.image))
-    if refused is None and status == st.OK:  # the refusal alone is unknown: a language the rules do not read
-        status, reason = REFUSAL_NOT_COVERED, rules.why.split(";")[0]
+    if refused is None and status == st.OK:  # the refusal alone is unknown (judge-free, uncertain)
+        status = REFUSAL_NOT_COVERED if not rules.covered else REFUSAL_UNCERTAIN
+        reason = rules.why.split(";")[0]
     return M.SampleRecord(**base, has_image=has_image, refused=refused, edit_ok=edit_ok, maze_drew_path=drew_path,
                           refusal_evidence=evidence, refusal_rule=rule, reason_correct=reason_correct,
                           official_abstain=official_abstain(out.text), edit_reason=edit_reason,

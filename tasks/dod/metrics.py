@@ -115,7 +115,7 @@ def outcome(metric: str, rec: SampleRecord) -> Outcome:
 
 
 def _pending_status(rec: SampleRecord) -> str:
-    return rec.status if rec.status not in ("ok", "", "refusal_not_covered") else (NO_EDIT_JUDGE if rec.category != "maze" else MAZE_UNVERIFIED)
+    return rec.status if rec.status not in ("ok", "", "refusal_not_covered", "refusal_uncertain") else (NO_EDIT_JUDGE if rec.category != "maze" else MAZE_UNVERIFIED)
 
 
 @dataclass

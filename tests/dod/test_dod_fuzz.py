@@ -32,7 +32,8 @@ from lmms_plugins.utils.judge_client import extract_json  # noqa: E402
 
 KNOWN = {status.OK, status.MISSING_IMAGE, status.BAD_IMAGE, status.UNPARSABLE, status.GENERATION_FAILED,
          status.MISSING_DATA, M.NOT_APPLICABLE, M.NO_EDIT_JUDGE, M.MAZE_UNVERIFIED,
-         hooks.REFUSAL_NOT_COVERED}  # judge-free, a language the refusal rules do not read: pending
+         hooks.REFUSAL_NOT_COVERED,  # judge-free, a language the refusal rules do not read: pending
+         hooks.REFUSAL_UNCERTAIN}  # judge-free, an uncertain verdict in a covered language: pending
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from lmms_plugins.tasks.dod.refusal import detect_refusal
 from lmms_plugins.utils.preflight import PreflightError
 
 CLEAR_REFUSAL = "<think>The chair would need to be both in front of and behind the table, so no valid arrangement exists.</think>"
-CLEAR_DRAW = "<think>The chair fits in front of the table; nothing blocks it.</think>Done."
+CLEAR_DRAW = "<think>The chair fits in front of the table.</think>Done."
 
 
 def judge_says(concludes: bool, evidence: str = ""):

@@ -80,10 +80,11 @@ def check_code_task(res: dict, task: str) -> None:
 def check_dod(res: dict, task: str) -> None:
     """A text-only model: no image, so every feasible request is a failed edit (E = 0), and a reply
     that concludes nothing declines nothing (D = 0). Noise is in no language the judge-free refusal
-    rules cover, so a reply may be `refusal_not_covered` (pending), never a guessed verdict."""
+    rules cover, so a reply may be `refusal_not_covered` (pending), or `refusal_uncertain` (no image and
+    no conclusion in a text that negates something: pending), never a guessed verdict."""
     samples = res["_samples"][task]
     assert len(samples) == 4
-    assert set(statuses(samples, "dod_run")) <= {"ok", "refusal_not_covered"}
+    assert set(statuses(samples, "dod_run")) <= {"ok", "refusal_not_covered", "refusal_uncertain"}
     assert not any(s["dod_run"]["record"]["has_image"] or s["dod_run"]["record"]["refused"] for s in samples)
     for metric in ("E", "D_strict", "D_lenient"):
         value = res["results"][task][f"{metric},none"]

@@ -191,7 +191,7 @@ def default_model() -> SentenceModel:
         return SentenceModel.from_state(state)
 
 
-def _logit(p: float) -> float:
+def logit(p: float) -> float:
     p = min(max(p, 1e-6), 1 - 1e-6)
     return math.log(p / (1 - p))
 
@@ -217,7 +217,7 @@ def z_score(rows, jv, w=WEIGHTS) -> tuple[float, int]:
     w_fired, w_weak, w_blocked, w_json, b_none = w
     best, arg = -30.0, -1
     for i, (_a, _b, p, status, why) in enumerate(rows):
-        z = _logit(p)
+        z = logit(p)
         if status == "fired":
             weak = why in ("all_fail", "first_person")
             # a strong rule that fired is a conclusion the classifier may not know the wording of: its doubt
@@ -251,7 +251,8 @@ def combine(text: str, rules: RuleResult, margin: float = MARGIN) -> RefusalDeci
             a, b = rows[i][0], rows[i][1]
             evidence, rule = text[a:b], "classifier" if jv is not True else "json_verdict"
     why = f"z={z:.2f} ({'rules: ' + rules.why if rules.refused else 'no rule fired'}; classifier p={p:.2f})"
-    return RefusalDecision(refused, evidence, rule, why, False, rules.rejected, verdict, p)
+    best_p = max((row[2] for row in rows), default=0.0)
+    return RefusalDecision(refused, evidence, rule, why, False, rules.rejected, verdict, p, sentence_p=best_p)
 
 
 if __name__ == "__main__":

@@ -5,20 +5,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .classifier import MARGIN, combine
+from .classifier import MARGIN, combine, logit
 from .language import MAIN_SHARE, coverage
-from .rules import ABSTAIN_TOKEN, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain, rule_refusal
+from .rules import (ABSTAIN_TOKEN, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
+                    rule_refusal)
 
 __all__ = ["detect_refusal"]
 
 
-def detect_refusal(text: str | None, use_classifier: bool = True, margin: float = MARGIN) -> RefusalDecision:
+def detect_refusal(text: str | None, use_classifier: bool = True, margin: float = MARGIN,
+                   image: bool | None = None) -> RefusalDecision:
     """Decide whether ``text`` (reasoning and final text) concludes that no valid solution exists.
 
     Rules and the small classifier (``classifier.py``) are read together; ``verdict`` is
-    ``uncertain`` where they disagree or the classifier is unsure, and ``refused`` is then the best
-    guess (see README.md "Refusal detection" for the policy and its measured accuracy). ``margin``:
-    the classifier's |z| below which it is unsure (the task setting ``uncertain_margin``).
+    ``uncertain`` where they disagree or the classifier is unsure, where the text is not in a covered
+    language, and where the text and the output disagree (``image``: whether the response delivered an
+    image; None when not known); ``refused`` is then the best guess (see README.md "Refusal detection"
+    for the policy and its measured accuracy). ``margin``: the classifier's |z| below which it is unsure
+    (the task setting ``uncertain_margin``).
     """
     text = text or ""
     if official_abstain(text):
@@ -30,7 +34,7 @@ def detect_refusal(text: str | None, use_classifier: bool = True, margin: float 
                                    REFUSED if r.refused else NOT_REFUSED, None)
     else:
         decision = combine(text, r, margin)
-    return _with_coverage(text, r, decision)
+    return _with_output(text, r, _with_coverage(text, r, decision), image)
 
 
 def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> RefusalDecision:
@@ -46,3 +50,41 @@ def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> Refus
             return replace(decision, language=cov.language)
     return replace(decision, verdict=UNCERTAIN, covered=False, language=cov.language,
                    why=f"{cov.why}; {decision.why}")
+
+
+# The rule that says the delivered image is not the request ("the closest I can do", "a relaxed version")
+SUBSTITUTE_RULES = frozenset({"substitute"})
+# A conclusion this sure (z: rules and classifier both sure) stands when an image follows: drawn anyway. The
+# conclusions undone in ways the rules did not know scored at most 3.2 on the round-3 first run.
+DRAWN_SURE_Z = 4.5
+# A text with no image and no conclusion that negates something is uncertain when its best sentence's
+# probability is above this (calibrated: README "Abstention")
+NO_IMAGE_NEGATED_P = 0.05
+
+
+def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: bool | None) -> RefusalDecision:
+    """``uncertain`` where what the text concludes and what the response did disagree, the two places where
+    wordings the rules have not seen hide (measured on the round-3 set's first run, README "Abstention"):
+
+    * a conclusion the rules and the classifier are not both sure of, and an image is delivered that the
+      text does not call a substitute: drawn anyway (it counts), or a conclusion undone in a way the rules
+      do not know (a retraction, optimality, another sense of the word);
+    * no conclusion, no image either, and the text negates something (a negation or inability in a
+      covered language) with the classifier not sure it is nothing: a decline in words the rules do not know.
+    """
+    if image is None or decision.official_abstain or decision.verdict == UNCERTAIN:
+        return decision
+    if decision.refused and image:
+        if r.json_verdict is True or any(st == "fired" and rule in SUBSTITUTE_RULES for st, rule, *_ in r.per_sentence):
+            return decision
+        if decision.score is None or logit(decision.score) >= DRAWN_SURE_Z:
+            return decision
+        why = "a conclusion, yet an image is delivered and not called a substitute (drawn anyway, or the conclusion undone)"
+    elif not decision.refused and not image:
+        p = 1.0 if decision.sentence_p is None else decision.sentence_p
+        if p <= NO_IMAGE_NEGATED_P or not NEGATION.search(text):
+            return decision
+        why = "no conclusion and no image, and the text negates something (a decline in words the rules do not read?)"
+    else:
+        return decision
+    return replace(decision, verdict=UNCERTAIN, why=f"{why}; {decision.why}")

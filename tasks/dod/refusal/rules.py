@@ -55,6 +55,7 @@ class RefusalDecision:
     score: float | None = None  # the classifier's probability of a conclusion (None: not used)
     covered: bool = True  # the text is in the languages the rules read (language.COVERED)
     language: str = ""  # the main language of its prose ("" when it has none)
+    sentence_p: float | None = None  # the classifier's highest sentence probability (None: not used)
 
 
 # --- the official token ----------------------------------------------------------------------------
@@ -204,7 +205,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # "cannot both be open and shut", "can't simultaneously be ...", "exclude each other"
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:simultaneously|both|at\s+the\s+same\s+time|also)\b", re.I), "contradiction"),
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|never)\s+(?:possibly\s+)?(?:coexist|co-exist|be\s+reconciled|hold\s+(?:at\s+once|simultaneously|together)|both\s+(?:hold|be\s+true|be\s+satisfied|be\s+met))\b", re.I), "contradiction"),
-    ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\bthere(?:'s|\s+is)\s+(?:an?\s+)?(?:clear\s+|direct\s+|basic\s+|fundamental\s+|logical\s+|inherent\s+|built-in\s+|real\s+)?(?:contradiction|conflict|paradox)\s+(?:in|between|within|among)\s+(?:the\s+|these\s+|this\s+|your\s+)?(?:two\s+|three\s+)?(?:request|instructions?|constraints?|requirements?|conditions?|task|prompt|demands?|rules?)\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
+    ("contradiction", re.compile(r"\b(?:contradicts?|conflicts?|clash(?:es)?|excludes?|rules?\s+out)\s+(?:itself|each\s+other|one\s+another)\b|\b(?:contradict|conflict|clash)\s+with\s+(?:each\s+other|one\s+another)\b|\b(?:rule|cancel)s?\s+(?:each\s+other|one\s+another)\s+out\b|\b(?:requirements|constraints|conditions|instructions|demands)\s+(?:directly\s+)?(?:conflict|contradict|clash)\b|\bcontradiction\s+in\s+terms\b|\bthere(?:'s|\s+is)\s+(?:an?\s+)?(?:clear\s+|direct\s+|basic\s+|fundamental\s+|logical\s+|inherent\s+|built-in\s+|real\s+)?(?:contradiction|conflict|paradox)\s+(?:in|between|within|among)\s+(?:the\s+|these\s+|this\s+|your\s+)?(?:two\s+|three\s+)?(?:request|instructions?|constraints?|requirements?|conditions?|task|prompt|demands?|rules?)\b|\b(?:is|forms?|makes?)\s+(?:a\s+)?(?:logical\s+)?(?:contradiction|paradox|cycle)\b", re.I), "contradiction"),
     # "the end is walled off", "the goal is boxed in", "start and goal aren't connected"
     ("disconnected", re.compile(
         r"(?:\b(?:are|is|remains?|lies?|sits?|stays?|gets?)|'s)\s+(?:completely\s+|fully\s+|entirely\s+|totally\s+)?(?:disconnected|separated|isolated|cut\s+off|walled\s+off|walled\s+in|sealed\s+off|sealed|boxed\s+in|enclosed|closed\s+off|trapped|fenced\s+off|blocked\s+off|in\s+(?:different|separate|disconnected)\s+(?:regions|components|parts|areas|pockets))\b"
@@ -261,7 +262,9 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"|\bnot\s+what\s+(?:you|was)\s+(?:asked|requested|wanted)\b"
         r"|\b(?:closest|nearest)\s+(?:thing\s+)?(?:i\s+can\s+(?:do|get|offer|manage|draw)|consistent|workable|feasible|possible|valid|coherent)\b"
         r"|\brelaxed\s+(?:version|options?|variants?|image|scene|edit|request)s?\b"
-        r"|\b(?:i|we)\s+(?:dropped|relaxed|loosened|ignored|gave\s+up)\s+(?:the|that|one|your)\s+(?:\"[^\"]{1,80}\"\s+)?(?:condition|constraint|requirement|rule)\b", re.I), "substitute"),
+        r"|\b(?:i|we)\s+(?:dropped|relaxed|loosened|ignored|gave\s+up)\s+(?:the|that|one|your)\s+(?:\"[^\"]{1,80}\"\s+)?(?:condition|constraint|requirement|rule)\b"
+        # "I drew the lit one instead", "generated a glass statue as a compromise": another result in its place
+        r"|\b(?:i|we)(?:'ve|\s+have)?\s+(?:drew|drawn|generated|rendered|made|produced|created|painted|edited)\b[^.;!?]{0,80}?\b(?:instead|as\s+a\s+compromise|in\s+its\s+place)\b", re.I), "substitute"),
     # No room for what is asked: "no room for a tenth chair", "there isn't the space", "six won't fit".
     ("no_room", re.compile(
         r"\b(?:no|not\s+enough|isn't\s+(?:enough|the|any)|is\s+not\s+(?:enough|the|any)|aren't\s+enough|too\s+little)\s+(?:\w+\s+)?(?:room|space|surface|places?|spots?|slots?|seats?|capacity)\b(?!\s+(?:for\s+)?(?:doubt|error|improvement|interpretation|debate|argument)\b)"
@@ -350,8 +353,9 @@ _ML_BLOCK_BEFORE = re.compile(
     r"如果|假如|假设|若是|要是|也许|或许|(?<!不)可能(?!性)|似乎|好像|看起来|是否|不一定|并非|并不是|不是|一开始|起初|以为|"
     r"也就|만약|아마|일지도|것\s*같|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|かどうか|最初は|と思った|"
     r"\b(?:si|il\s+se\s+peut|se\s+peut|soit|peut-[êe]tre|semble|semblait|sembler|pas\s+s[ûu]r|n'est\s+pas|ce\s+n'est\s+pas|il\s+est\s+possible\s+qu|"
-    r"quiz[áa]s?|tal\s+vez|puede\s+que|parece|no\s+es|no\s+est[áa]|"
-    r"falls|wenn|vielleicht|m[öo]glicherweise|scheint|ob|nicht\s+(?:ganz\s+)?sicher|ist\s+nicht|"
+    r"j'ai\s+cru|je\s+croyais|j'ai\s+d'abord\s+cru|au\s+d[ée]but|"  # a first impression, reported (as en "at first I thought")
+    r"quiz[áa]s?|tal\s+vez|puede\s+que|parece|no\s+es|no\s+est[áa]|pens[ée]\s+que|cre[íi]\s+que|al\s+principio|"
+    r"falls|wenn|vielleicht|m[öo]glicherweise|scheint|ob|nicht\s+(?:ganz\s+)?sicher|ist\s+nicht|dachte|anfangs|zun[äa]chst|"
     r"forse|sembra|se|talvez|parece)\b",
     re.I)
 _ML_CONDITIONAL = re.compile(r"如果|假如|假设|要是|若是|もし|(?:\b(?:si|wenn|falls|se|caso)\b)", re.I)
@@ -382,6 +386,8 @@ _ML_LOCAL_SUBJECT = re.compile(
 # optimality: "pas de meilleure solution que ce chemin", "没有比这更短的路线", "이보다 더 짧은 경로는 없습니다"
 _ML_COMPARATIVE = re.compile(
     r"\b(?:meilleure?s?|plus\s+(?:court|courte|rapide|simple)s?|m[áa]s\s+(?:corto|corta|r[áa]pido|simple)s?|mejor(?:es)?|k[üu]rzere?[nrsm]?|bessere?[nrsm]?|schnellere?[nrsm]?)\b"
+    # any comparison with what exists: "plus direct que celui-ci", "más limpia que esta", "kürzer als dieser"
+    r"|\b(?:plus|moins|m[áa]s|menos)\s+\w+\s+(?:que|qu')|\b(?:mieux|mejor)\s+que\b|\b\w+er(?:e[nrsm]?)?\s+als\s+(?:dies|der|die|das|den|jene)\w*"
     r"|更短|更好|更快|更近|更简单|より短い|より良い|より早い|より簡単|더\s*짧은|더\s*나은|더\s*빠른|이보다|これより|比这", re.I)
 # figurative: "un rouge presque impossible", "de un azul imposible", "ein fast unmöglich tiefes Blau"
 _ML_FIGURATIVE_BEFORE = re.compile(
@@ -407,6 +413,14 @@ _RETRACT_SAME = re.compile(
     r"|\bbut\b[^.]{0,80}\b(?:isn't|is\s+not|wrong|missed|misread|after\s+all)\b"
     r"|等等|其实|待って|実は|attends|en\s+fait|espera|en\s+realidad|Moment|doch",
     re.I)
+
+# A negation or a stated inability, in any covered language (the grammar's closed class, not phrasings): the
+# detector reads it as a sign that a response may decline something when it finds no conclusion and the
+# output has no image either (detect.py).
+NEGATION = re.compile(
+    r"\b(?:not|no|never|nothing|none|neither|nor|without|cannot|unable|declin\w*|refus\w*)\b|n't\b"
+    r"|\b(?:ne|n'|pas|rien|aucune?|jamais|sans|nunca|nada|ningun[oa]?|ningún|sin|nicht|kein\w*|nie|nichts|ohne)\b"
+    r"|[不没無无未]|ない|ません|できず|없|않|못", re.I)
 
 # --- English cues ------------------------------------------------------------------------------------------
 

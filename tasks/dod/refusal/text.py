@@ -87,12 +87,13 @@ def text_to_read(text: str | None, reading: str) -> str:
     return (text or "") if reading == "all" else reasoning_part(text).text
 
 
-def detect_in(text: str | None, reading: str, margin: float = MARGIN):
+def detect_in(text: str | None, reading: str, margin: float = MARGIN, image: bool | None = None):
     """detect.detect_refusal on the text of ``reading``; the official ``[ABSTAIN]`` token is
-    recognised by its position in the whole output, whatever the reading."""
+    recognised by its position in the whole output, whatever the reading. ``image``: whether the
+    response delivered an image (None: not known)."""
     if reading == "all" or official_abstain(text):
-        return detect_refusal(text, margin=margin)
-    return detect_refusal(text_to_read(text, reading), margin=margin)
+        return detect_refusal(text, margin=margin, image=image)
+    return detect_refusal(text_to_read(text, reading), margin=margin, image=image)
 
 
 def conclusion_only_after_think(text: str | None, reading: str, decision=None) -> bool:

@@ -1,0 +1,140 @@
+"""The detector abstains where what the text concludes and what the response did disagree: a conclusion
+followed by an image it does not call a substitute, or no conclusion, no image and a text that negates
+something. Judge-free, every uncertain verdict in a covered language is pending (``refusal_uncertain``);
+in hybrid mode the judge decides it (README "Abstention").
+
+Texts written for this test, in the classes where unseen wordings hid on the round-3 first run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from judge_server import FakeJudgeServer
+from test_refusal_hybrid import docs, judge_says  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
+
+from lmms_plugins.tasks.dod import hooks
+from lmms_plugins.tasks.dod import metrics as M
+from lmms_plugins.tasks.dod.refusal import NOT_REFUSED, REFUSED, UNCERTAIN, detect_refusal
+from lmms_plugins.utils.jsonl import read_jsonl
+
+# a conclusion read, then an image: drawn anyway (counts) or undone in a way the rules may not know
+UNDONE_THEN_DRAWN = [
+    "The pose is unattainable for most people, yet the dancer holds it in the new photo.",
+    "The two wishes are mutually exclusive in theory; in practice a mirror shows both. Done.",
+    "No valid arrangement exists for nine chairs; there are only eight, so I added the eighth.",
+]
+# the image is said to be something else than the request: the conclusion stands
+SUBSTITUTE_DRAWN = [
+    "The request can't be satisfied: a candle can't be lit and unlit at once. I drew the lit one instead.",
+    "Solid gold can't be see-through; the closest I can do is a gold-tinted glass statue.",
+]
+# no conclusion read, no image, and the text negates something: a decline in unread words, or not
+NO_IMAGE_NEGATED = [
+    "A shadow never points toward the sun, so I'll keep the photo the way it came.",
+    "The oak needs decades to reach that height; a one-year-old sapling won't be twenty metres tall.",
+]
+
+
+@pytest.mark.parametrize("text", UNDONE_THEN_DRAWN)
+def test_a_conclusion_followed_by_an_image_is_uncertain(text):
+    assert detect_refusal(text).verdict == REFUSED  # read as a conclusion, the image not known
+    assert detect_refusal(text, image=False).verdict == REFUSED  # no image: nothing disagrees
+    d = detect_refusal(text, image=True)
+    assert d.refused and d.verdict == UNCERTAIN  # the best answer stays the rules' reading
+
+
+@pytest.mark.parametrize("text", SUBSTITUTE_DRAWN)
+def test_a_substitute_image_keeps_the_conclusion(text):
+    d = detect_refusal(text, image=True)
+    assert d.refused and d.verdict == REFUSED
+
+
+def test_the_official_token_is_never_uncertain():
+    assert detect_refusal("<think>Walls everywhere. [ABSTAIN]</think>", image=True).verdict == REFUSED
+
+
+@pytest.mark.parametrize("text", NO_IMAGE_NEGATED)
+def test_no_conclusion_and_no_image_with_a_negation_is_uncertain(text):
+    d = detect_refusal(text, image=False)
+    assert not d.refused and d.verdict == UNCERTAIN
+    assert detect_refusal(text, image=True).verdict == detect_refusal(text).verdict == NOT_REFUSED
+
+
+def test_no_image_without_a_negation_is_decided():
+    assert detect_refusal("The bowl is now on the left side of the table.", image=False).verdict == NOT_REFUSED
+    # an image and a plain compliance: decided too
+    assert detect_refusal("Moved the bowl to the left, nothing else changed.", image=True).verdict == NOT_REFUSED
+
+
+def _image(doc) -> str:
+    return str(Path(doc["dod_root"]) / doc["input_image"])  # a real PNG, standing in for the model's output
+
+
+def test_judge_free_an_uncertain_covered_verdict_is_pending(docs, monkeypatch):
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
+    doc = docs["material_modification-1-infeasible"]
+    rec = hooks.score_sample(doc, json.dumps({"text": UNDONE_THEN_DRAWN[0], "images": [_image(doc)]}))
+    assert rec.refused is None and rec.status == hooks.REFUSAL_UNCERTAIN and rec.has_image
+    for metric in ("D_strict", "D_lenient"):
+        o = M.outcome(metric, rec)
+        assert o.applicable and o.value is None and o.status == hooks.REFUSAL_UNCERTAIN
+    # the same text without an image is a plain conclusion: decided
+    rec = hooks.score_sample(doc, json.dumps({"text": UNDONE_THEN_DRAWN[0] + " No image.", "images": []}))
+    assert rec.status == "ok" and rec.refused is True
+
+
+def test_hybrid_sends_an_uncertain_covered_verdict_to_the_judge(docs, monkeypatch):
+    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "hybrid")
+    doc = docs["material_modification-1-infeasible"]
+    with FakeJudgeServer(judge_says(False)) as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        rec = hooks.score_sample(doc, json.dumps({"text": NO_IMAGE_NEGATED[0], "images": []}))
+        assert server.calls == 1 and rec.refusal_rule == "hybrid_judge" and rec.refused is False and rec.status == "ok"
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_abstention_on_the_labelled_sets():
+    """Judge-free on the sets that mark their images (round 3, frozen3): the decided responses are all right
+    and most are decided; on the frozen splits (images not marked) decided accuracy is at least the best
+    answers' (benchmarks/dod_refusal_detector.py --abstention)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench", Path(__file__).parents[2] / "benchmarks" / "dod_refusal_detector.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from lmms_plugins.tasks.dod.refusal import COVERED
+    from lmms_plugins.tasks.dod.refusal.text import detect_in
+
+    r3 = [r for r in bench.independent_rows(DATA / "refusal_independent_r3.jsonl") if r["lang"] in COVERED]
+    for rows, min_decided in ((r3, 0.83), (read_jsonl(DATA / "refusal_frozen3.jsonl"), 0.75),
+                              (read_jsonl(DATA / "refusal_frozen.jsonl"), 0.95)):
+        images = bench.image_flags([r["text"] for r in rows])
+        ds = [detect_in(r["text"], "all", image=im) for r, im in zip(rows, images)]
+        decided = [(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds) if d.verdict != UNCERTAIN]
+        best = sum(bool(r["label"]) == bool(d.refused) for r, d in zip(rows, ds)) / len(rows)
+        accuracy = sum(y == p for y, p in decided) / len(decided)
+        assert len(decided) >= min_decided * len(rows) and accuracy >= best, (len(decided), len(rows), accuracy, best)
+    assert accuracy >= 0.97  # the frozen split, measured 0.971 on 341 of 348 covered
+
+
+# general constructions added with the abstention (each with a twin that must keep its reading)
+@pytest.mark.parametrize("text,refused", [
+    # a comparison with what exists is optimality, not a conclusion (fr, es, de)
+    ("Il n'y a pas de chemin plus direct que celui-ci ; je l'ai tracé.", False),
+    ("No hay una disposición más ordenada que esta.", False),
+    ("Es gibt keinen Weg, der kürzer als dieser ist.", False),
+    ("Il n'y a pas de chemin : la sortie est murée.", True),
+    # a first impression, reported, does not conclude (fr, es)
+    ("Au début j'ai cru que c'était impossible, mais la porte de gauche est ouverte.", False),
+    ("Pensé que no había solución, pero me equivoqué: hay un paso por arriba.", False),
+    ("C'est impossible : la bougie ne peut pas être allumée et éteinte à la fois.", True),
+    # two requirements that exclude each other, in another word order
+    ("Both requirements rule each other out, so I'll stop here.", True),
+    ("The new lamp rules out glare, so the photo looks calmer.", False),
+])
+def test_constructions(text, refused):
+    assert detect_refusal(text).refused is refused, detect_refusal(text).why
