@@ -24,6 +24,7 @@ EXTRA_COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("lmms_plugins.compare:main", "compare lmms-eval results with each other and with the published numbers"),
     "report": ("lmms_plugins.report:main", "write a self-contained HTML report of one run"),
     "check": ("lmms_plugins.check:main", "per task, samples not generated or not scored; exit 0 only when there are none"),
+    "settings": ("lmms_plugins.settings_yaml:main", "a task's score-changing settings; a YAML that runs it with other values"),
     "demo": ("lmms_plugins.demo:main", "offline demo: generate data, run lmms-eval with the program baselines, compare, report"),
 }
 
