@@ -72,7 +72,7 @@ def write_yaml(name: str, values: dict) -> str:
         raise ValueError(f"{name} has no setting {', '.join(unknown)}; its settings: {', '.join(declared) or 'none'}")
     resolve(tuple(declared[k] for k in values), values, task=name)  # checked as the task will check it
     lines = [f"# lmms-plugins settings {name} " + " ".join(f"{k}={_flow(v) if isinstance(v, dict) else v}" for k, v in values.items()),
-             f"# run it: lmms-eval --tasks <this file> ...", f"include: {entry.path.resolve()}"]
+             "# run it: lmms-eval --tasks <this file> ...", f"include: {entry.path.resolve()}"]
     if entry.kind == "task":
         lines += [f"task: {name}", f"metadata: {_flow({**(entry.config.get('metadata') or {}), **values})}"]
     else:

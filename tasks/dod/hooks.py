@@ -254,12 +254,12 @@ def _score_labelled(doc: Mapping, raw: Any, root: Path, label, base: dict, setti
     if mode == "judge" or (mode == "hybrid" and rules.verdict == "uncertain"):
         from lmms_plugins.utils.judge_settings import judge_overrides
 
-        from .judges import JudgeUnavailable, client, judge_refusal
+        from .judges import JudgeUnavailable, judge_refusal
 
         try:
             verdict = judge_refusal(doc_prompt=model_prompt(doc, setting), label=label,
                                     reasoning=text_to_read(out.text, reading), reading=reading,
-                                    prompt_file=settings["refusal_prompt"], judge=client(**judge_overrides(settings)))
+                                    prompt_file=settings["refusal_prompt"], overrides=judge_overrides(settings))
             # null ("cannot tell") means no explicit conclusion was found: not a refusal
             refused, evidence, rule = bool(verdict.concludes_infeasible), verdict.evidence, "judge" if mode == "judge" else "hybrid_judge"
             reason_correct = verdict.reason_correct
@@ -352,11 +352,11 @@ def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "",
         return None, "editing judge not configured", M.NO_EDIT_JUDGE, None
     from lmms_plugins.utils.judge_settings import judge_overrides
 
-    from .judges import JudgeUnavailable, client, judge_edit
+    from .judges import JudgeUnavailable, judge_edit
 
     try:
         v = judge_edit(instruction=prompt, label=label, input_image=inputs, output_image=output_path,
-                       prompt_file=settings["edit_prompt"], judge=client(**judge_overrides(settings)))
+                       prompt_file=settings["edit_prompt"], overrides=judge_overrides(settings))
     except JudgeUnavailable as exc:
         return None, f"editing judge: {exc}", st.JUDGE_ERROR, None
     return v.ok, f"editing judge: {v.reason}", st.OK, None

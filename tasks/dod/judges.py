@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 _HERE = Path(__file__).resolve().parent
 REFUSAL_PROMPT_VERSION = "dod-refusal-v1"
@@ -162,11 +162,12 @@ def client(**overrides: Any):
 
 
 def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading: str = "reasoning",
-                  prompt_file: str = "") -> RefusalVerdict:
+                  prompt_file: str = "", overrides: Mapping | None = None) -> RefusalVerdict:
     """Ask the refusal judge about one response (``label``: a data.Label). ``reasoning``: the text it
     reads, and of which its evidence must be a substring (refusal.text_to_read); ``reading``:
     ``reasoning`` or ``all``, so the prompt can say which it is; ``prompt_file``: the setting
-    ``refusal_prompt``. Empty text: no call."""
+    ``refusal_prompt``; ``overrides``: the task's judge settings (judge_settings.judge_overrides).
+    Empty text: no call."""
     from lmms_plugins.utils.judge_client import JudgeError, prompt_version
 
     if not (reasoning or "").strip():
@@ -182,7 +183,7 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading
         reasoning=reasoning,
         reading=reading,
     )
-    judge = judge or client()
+    judge = judge or client(**(overrides or {}))
     try:
         result = judge.complete(
             [{"role": "user", "content": prompt}],
@@ -209,7 +210,8 @@ def edit_messages(prompt: str, inputs: list, output_image) -> list:
     return [{"role": "user", "content": content}]
 
 
-def judge_edit(*, instruction: str, label, input_image, output_image, judge=None, prompt_file: str = "") -> EditVerdict:
+def judge_edit(*, instruction: str, label, input_image, output_image, judge=None, prompt_file: str = "",
+               overrides: Mapping | None = None) -> EditVerdict:
     """Ask the editing judge whether ``output_image`` makes the requested edit of ``input_image``
     (one path, or the list of the request's input images).
 
@@ -220,7 +222,7 @@ def judge_edit(*, instruction: str, label, input_image, output_image, judge=None
     source = _prompt_source(prompt_file, EDIT_PROMPT_FILE, "edit_prompt")
     prompt = _render(source, instruction=instruction, witness=_text(label.witness))
     inputs = list(input_image) if isinstance(input_image, (list, tuple)) else [input_image]
-    judge = judge or client()
+    judge = judge or client(**(overrides or {}))
     try:
         key_data = {"layout": EDIT_MESSAGE_LAYOUT, "max_side": MAX_SIDE, "jpeg_quality": JPEG_QUALITY, "prompt": prompt,
                     "inputs": [file_digest(p) for p in inputs], "output": file_digest(output_image)}
