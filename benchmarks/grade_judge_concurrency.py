@@ -1,4 +1,5 @@
-"""GRADE scoring against a judge with a fixed latency, at several ``--process_docs_parallel`` values.
+"""GRADE scoring against a judge with a fixed latency: with no flags, and at several
+``--process_docs_parallel`` values.
 
 Builds the real ``grade`` task (lmms-eval's TaskManager), gives its N requests their outputs, and
 scores them as lmms-eval's evaluator does: ``task.apply_filters()`` then ``task.process_results``
@@ -6,15 +7,17 @@ over the docs in lmms-eval's own scoring thread pool (``lmms_eval.evaluator._thr
 against the loopback judge of the tests (tests/judge_server.py) that waits ``--latency`` seconds
 before each answer. Each row gets a fresh judge cache, so every call goes to the judge.
 
-* ``--threads`` rows: that many scoring threads, R, C and L of a sample asked together; 4 is what
-  a user gets with no flag (lmms-eval's default);
-* ``--serial-threads`` rows: R, C and L asked one after another (with 20 threads: the official
-  script's 20 workers each making one call at a time).
+* ``no flags`` rows: what a user gets: 4 scoring threads (lmms-eval's default) and the task class
+  scoring every sample ahead at the judge's concurrency (utils/scored_ahead.py;
+  ``LMMS_PLUGINS_JUDGE_CONCURRENCY``, the shipped default or the values of ``--judge-concurrency``);
+* ``--threads`` rows: that many scoring threads, nothing scored ahead (R, C and L of a sample asked
+  together): the behaviour before scoring ahead;
+* ``--serial-threads`` rows: as ``--threads`` with R, C and L asked one after another (with 20
+  threads: the official script's 20 workers each making one call at a time).
 
-The judge client keeps at most ``LMMS_PLUGINS_JUDGE_CONCURRENCY`` (default 64; ``--judge-concurrency``)
-requests in flight. The ratio is to the official script's ideal, ``calls * latency / 20``.
+The ratio is to the official script's ideal, ``calls * latency / 20``.
 
-    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --threads 4,8,16 --serial-threads 20
+    .venv/bin/python benchmarks/grade_judge_concurrency.py --samples 520 --judge-concurrency default,20 --threads 4,16 --serial-threads 20
 """
 
 from __future__ import annotations
@@ -41,7 +44,15 @@ def build_task(root: Path):
     registration.register()
     from lmms_eval.tasks import TaskManager, get_task_dict
 
+    from lmms_plugins.utils.scored_ahead import ScoredAhead
+
     task = get_task_dict(["grade"], TaskManager())["grade"]
+    if not isinstance(task, ScoredAhead):  # a task class without the mixin: build it with it, from the same YAML
+        from lmms_eval import utils
+
+        cls = type(type(task).__name__, (ScoredAhead, type(task)), {})
+        task = cls(config=utils.load_yaml_config(str(HERE.parent / "tasks" / "grade" / "grade.yaml"), mode="full"))
+        print(f"note: the grade task's class has no ScoredAhead; this benchmark put it over {type(task).__mro__[2].__name__}")
     task.build_all_requests(rank=0, world_size=1)
     return task
 
@@ -64,8 +75,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=520)
     ap.add_argument("--latency", type=float, default=0.5)
-    ap.add_argument("--judge-concurrency", type=int, default=64, help="LMMS_PLUGINS_JUDGE_CONCURRENCY")
-    ap.add_argument("--threads", default="4,8,16", help="--process_docs_parallel values, R, C, L asked together")
+    ap.add_argument("--judge-concurrency", default="", help="LMMS_PLUGINS_JUDGE_CONCURRENCY values of the no-flag rows "
+                    "(`default`: the shipped default, the one row when not given)")
+    ap.add_argument("--threads", default="4,16", help="--process_docs_parallel values, nothing scored ahead")
     ap.add_argument("--serial-threads", default="", help="as --threads, with R, C, L asked one after another")
     args = ap.parse_args(argv)
 
@@ -73,7 +85,8 @@ def main(argv=None) -> int:
     from judge_server import FakeJudgeServer
 
     from lmms_plugins.tasks.grade import judging
-    from lmms_plugins.utils.judge_client import reset_shared_clients
+    from lmms_plugins.utils.judge_client import DEFAULT_CONCURRENCY, reset_shared_clients
+    from lmms_plugins.utils.scored_ahead import judge_concurrency
 
     together = judging._run_together
 
@@ -109,26 +122,38 @@ def main(argv=None) -> int:
                            "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_TIMEOUT": "60", "LMMS_PLUGINS_PREFLIGHT": "off"})
         task = build_task(root)
         reference = None
-        os.environ["LMMS_PLUGINS_JUDGE_CONCURRENCY"] = str(args.judge_concurrency)
-        plan = ([(int(x), False) for x in args.serial_threads.split(",") if x]
-                + [(int(x), True) for x in args.threads.split(",") if x])
-        for workers, at_once in plan:
+        concurrencies = [None if x == "default" else int(x) for x in args.judge_concurrency.split(",") if x] or [None]
+        plan = ([("default", 4, c, True) for c in concurrencies]
+                + [("serial", int(x), None, False) for x in args.serial_threads.split(",") if x]
+                + [("threads", int(x), None, True) for x in args.threads.split(",") if x])
+        for kind, workers, concurrency, at_once in plan:
             judging._run_together = together if at_once else one_after_another
             os.environ["LMMS_PLUGINS_JUDGE_CACHE"] = str(work / f"cache-{len(rows)}")
+            if concurrency is None:
+                os.environ.pop("LMMS_PLUGINS_JUDGE_CONCURRENCY", None)
+            else:
+                os.environ["LMMS_PLUGINS_JUDGE_CONCURRENCY"] = str(concurrency)
+            # as the task's construction would read it; None: nothing scored ahead
+            task._judge_concurrency = judge_concurrency() if kind == "default" else None
             reset_shared_clients()
             calls0 = server.calls
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             out = score(task, answers, workers)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             calls = server.calls - calls0
+            served = task._ahead.served if task._ahead is not None else 0
             scores = [(o["grade_strict"]["R"], o["grade_strict"]["C"], o["grade_strict"]["L"], o["grade_strict"]["status"]) for o in out]
             same = reference is None or scores == reference
             reference = reference or scores
-            label = (f"--process_docs_parallel {workers}{' (no flags)' if workers == 4 else ''}, "
-                     f"R/C/L {'together' if at_once else 'one after another'}")
+            if kind == "default":
+                label = f"no flags: 4 threads, scored ahead at judge concurrency {concurrency or DEFAULT_CONCURRENCY}"
+                label += " (the default)" if concurrency is None else ""
+            else:
+                label = f"--process_docs_parallel {workers}, R/C/L {'together' if at_once else 'one after another'}, not ahead"
             rows.append((label, calls, wall, same))
             print(f"{label}: {calls} judge calls in {wall:6.1f} s = {calls / wall:6.1f} calls/s, {wall / ideal:.2f}x the "
-                  f"official 20-worker ideal ({ideal:.1f} s); results identical: {same}; retries: {calls - expected}", flush=True)
+                  f"official 20-worker ideal ({ideal:.1f} s); results identical: {same}; retries: {calls - expected}; "
+                  f"samples scored ahead: {served}; process CPU {cpu:.1f} s", flush=True)
         assert not server.handler_errors, server.handler_errors[0]
     print(f"\n{args.samples} samples, {expected} judge questions, judge latency {args.latency} s; official ideal "
           f"{expected} x {args.latency} / 20 = {ideal:.1f} s; measured in this run ({os.cpu_count()} CPUs, "

@@ -27,7 +27,7 @@ import json
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -48,6 +48,7 @@ class EditRequest:
     images: list  # the uploaded images as PIL images, in upload order
     filenames: list
     headers: dict
+    files: list = field(default_factory=list)  # the uploaded files' bytes, as sent
 
 
 def png_bytes(image) -> bytes:
@@ -154,7 +155,8 @@ class FakeImagesServer:
                         img = Image.open(io.BytesIO(data))
                         img.load()
                         images.append(img)
-                request = EditRequest(fields.get("prompt", ""), fields, images, [f[1] for f in files], dict(h.headers.items()))
+                request = EditRequest(fields.get("prompt", ""), fields, images, [f[1] for f in files], dict(h.headers.items()),
+                                      [f[2] for f in files])
             except Exception as exc:  # noqa: BLE001 - a malformed request is the client's bug: say so
                 self.handler_errors.append(f"bad request: {exc!r}")
                 self._send(h, Reply(400, {"error": {"message": f"bad multipart body: {exc}"}}))

@@ -120,6 +120,7 @@ def load_rgb(
     max_pixels: int = DEFAULT_MAX_PIXELS,
     max_bytes: int | None = None,
     max_side: int | None = None,
+    keep_source: bool = False,
 ):
     """Open ``path`` (relative to ``root`` when given) as a fully decoded RGB PIL image.
 
@@ -128,15 +129,16 @@ def load_rgb(
     ``max_side``: the caller only needs the longest side down to this many pixels (a judge gets
     1024): a JPEG is then decoded at 1/2, 1/4 or 1/8 scale (never below ``max_side``), other
     formats are reduced by an integer factor right after decoding, before the RGB conversion.
+    ``keep_source``: the image remembers its file, so that :func:`source_bytes` can give an
+    image-edit API the file itself instead of a new encoding (the tasks' input images).
     """
-    from PIL import Image, UnidentifiedImageError
-
     full = resolve_under(root, path) if root is not None else Path(path)
     if not full.is_file():
         raise ImageMissing(f"image not found: {full}")
     if full.stat().st_size == 0:
         raise ImageCorrupt(f"image file is empty (0 bytes): {full}")
-    return _decode(full, str(full), max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
+    return _decode(full, str(full), max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side,
+                   source_file=full if keep_source else None)
 
 
 def load_rgb_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS,
@@ -150,13 +152,15 @@ def load_rgb_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int = DEFA
     return _decode(io.BytesIO(bytes(data)), name, max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
 
 
-def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_side: int | None):
-    """Decode ``source`` (a path or a binary file object) with the checks of :func:`load_rgb`."""
+def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_side: int | None, source_file: Path | None = None):
+    """Decode ``source`` (a path or a binary file object) with the checks of :func:`load_rgb`;
+    with ``source_file``, the image remembers that file when its pixels are the file's own."""
     from PIL import Image, UnidentifiedImageError
 
     budget = max_decode_bytes() if max_bytes is None else int(max_bytes)
     try:
         with Image.open(source) as img:
+            stored_size = img.size
             if max_side and img.format == "JPEG" and max(img.size) > max_side:
                 img.draft("RGB", (max_side, max_side))  # DCT scaling: the big raster is never made
             width, height = img.size
@@ -176,7 +180,11 @@ def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_si
             if max_side and max(img.size) >= 2 * max_side:
                 small = img.reduce(max(img.size) // max_side)  # box-average by an integer factor, >= max_side
             rgb = to_rgb(small)
-            return rgb.copy() if rgb is img else rgb  # a new image outlives the closed file
+            out = rgb.copy() if rgb is img else rgb  # a new image outlives the closed file
+            if (source_file is not None and rgb is img and img.format in ("PNG", "JPEG") and img.size == stored_size
+                    and img.getexif().get(_EXIF_ORIENTATION, 1) == 1):  # the file's own pixels, as stored
+                _remember_source(out, source_file)
+            return out
     except ImageError:
         raise
     except Image.DecompressionBombError as exc:
@@ -185,6 +193,39 @@ def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_si
         raise ImageCorrupt(f"not a readable image file: {name}") from exc
     except (OSError, SyntaxError, ValueError) as exc:
         raise ImageCorrupt(f"image {name} is corrupt or truncated: {exc}") from exc
+
+
+_EXIF_ORIENTATION = 0x0112
+_SOURCE_ATTR = "_lmms_plugins_source"
+
+
+def _fingerprint(image) -> int:
+    import zlib
+
+    return zlib.crc32(image.tobytes())
+
+
+def _remember_source(image, path: Path) -> None:
+    stat = path.stat()
+    setattr(image, _SOURCE_ATTR, (path, stat.st_size, stat.st_mtime_ns, image.size, _fingerprint(image)))
+
+
+def source_bytes(image) -> bytes | None:
+    """The PNG or JPEG file that ``load_rgb(..., keep_source=True)`` decoded ``image`` from, when its
+    pixels are exactly the file's (stored as RGB, not reduced, no EXIF rotation) and neither the
+    image nor the file changed since; else None (the caller encodes the pixels itself)."""
+    source = getattr(image, _SOURCE_ATTR, None)
+    if source is None:
+        return None
+    path, size, mtime_ns, dims, fingerprint = source
+    try:
+        stat = path.stat()
+        if (stat.st_size, stat.st_mtime_ns) != (size, mtime_ns) or image.size != dims or _fingerprint(image) != fingerprint:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if len(data) == size else None
 
 
 def _check_complete(source, name: str, fmt: str | None) -> None:

@@ -98,16 +98,22 @@ def png_bytes(image) -> bytes:
 def encode_visual(visual, index: int) -> tuple[str, bytes, str]:
     """One input image as a multipart file tuple ``(name, bytes, mime)``.
 
-    PIL images are sent as PNG (:func:`png_bytes`); paths and bytes of an image file are sent as
-    they are (no re-encoding); anything else is a TypeError naming what it is.
+    Paths and bytes of an image file are sent as they are (no re-encoding), and so is the PNG or JPEG
+    file a task's PIL image was loaded from unchanged (``images.load_rgb(..., keep_source=True)``);
+    other PIL images are sent as PNG (:func:`png_bytes`); anything else is a TypeError naming what it is.
     """
+    from lmms_plugins.utils.images import source_bytes
+
     if isinstance(visual, (bytes, bytearray, str, os.PathLike)):
         data = bytes(visual) if isinstance(visual, (bytes, bytearray)) else Path(visual).read_bytes()
         ext = image_ext(data)
         if ext is None:
             raise TypeError(f"input image {index} is not a PNG, JPEG, WebP or GIF file")
     elif hasattr(visual, "save") and hasattr(visual, "mode"):  # a PIL image
-        data, ext = png_bytes(visual), ".png"
+        data = source_bytes(visual)
+        ext = image_ext(data) if data is not None else None
+        if ext is None:
+            data, ext = png_bytes(visual), ".png"
     else:
         raise TypeError(f"input image {index} is a {type(visual).__name__}, not a PIL image, path or bytes")
     mime = {".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}.get(ext, "image/png")

@@ -97,7 +97,7 @@ def doc_to_visual(doc: Mapping) -> list:
         paths = input_paths(doc)
         if not paths:
             raise KeyError("no input_image nor input_images")
-        return [load_rgb(p, root=_root(doc)) for p in paths]
+        return [load_rgb(p, root=_root(doc), keep_source=True) for p in paths]  # an editor may send the file itself
     except (ImageError, KeyError, OSError) as exc:
         log.warning("dod %s: input image unusable: %s", doc.get("case_id"), exc)
         return []

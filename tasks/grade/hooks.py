@@ -84,7 +84,7 @@ def preflight(settings=None) -> None:
 def doc_to_visual(doc):
     from lmms_plugins.utils.images import load_rgb
 
-    return [load_rgb(doc["image_path"])]
+    return [load_rgb(doc["image_path"], keep_source=True)]  # an editor may send the file itself
 
 
 @lru_cache(maxsize=1)

@@ -92,3 +92,28 @@ def test_relative_path_inside_root(tmp_path):
     save(tmp_path / "image", "a.png", Image.new("RGB", (3, 3), (1, 2, 3)))
     assert load_rgb("image/a.png", root=tmp_path).getpixel((0, 0)) == (1, 2, 3)
     assert images.load_rgb_array("image/a.png", root=tmp_path).shape == (3, 3, 3)
+
+
+def test_source_bytes_only_for_a_file_whose_pixels_the_image_still_holds(tmp_path):
+    import os
+
+    from lmms_plugins.utils.images import source_bytes
+
+    rgb = Image.new("RGB", (64, 40), (10, 200, 30))
+    png, jpeg = save(tmp_path, "a.png", rgb), save(tmp_path, "a.jpg", rgb, quality=85)
+    assert source_bytes(load_rgb(png, keep_source=True)) == png.read_bytes()
+    assert source_bytes(load_rgb(jpeg, keep_source=True)) == jpeg.read_bytes()
+    assert source_bytes(load_rgb(png)) is None  # not asked for
+    assert source_bytes(rgb) is None
+    assert source_bytes(load_rgb(save(tmp_path, "rgba.png", Image.new("RGBA", (8, 8), (1, 2, 3, 100))), keep_source=True)) is None
+    assert source_bytes(load_rgb(png, keep_source=True, max_side=16)) is None  # reduced: not the file's pixels
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90: a viewer would show other pixels than those decoded
+    assert source_bytes(load_rgb(save(tmp_path, "rot.jpg", rgb, exif=exif), keep_source=True)) is None
+    changed = load_rgb(png, keep_source=True)
+    changed.putpixel((3, 3), (0, 0, 0))
+    assert source_bytes(changed) is None
+    later = load_rgb(png, keep_source=True)
+    save(tmp_path, "a.png", Image.new("RGB", (64, 40), (99, 99, 99)))
+    os.utime(png, ns=(1, 1))
+    assert source_bytes(later) is None  # the file changed since

@@ -220,3 +220,25 @@ def test_unknown_model_args_are_named_and_lmms_evals_own_are_not(tmp_path):
         assert "ignoring unknown model_args ['qualty']" in str(lines[-1])
     finally:
         logger.remove(sink)
+
+
+def test_a_tasks_png_or_jpeg_input_is_sent_as_the_file_and_a_changed_image_as_new_png(tmp_path):
+    from lmms_plugins.utils.images import load_rgb
+
+    png, jpeg = tmp_path / "in.png", tmp_path / "in.jpg"
+    Image.new("RGB", (20, 14), (9, 120, 200)).save(png)
+    Image.new("RGB", (20, 14), (200, 40, 9)).save(jpeg, quality=80)
+    changed = load_rgb(png, keep_source=True)
+    changed.putpixel((0, 0), (1, 1, 1))  # no longer the file's pixels
+
+    def visuals(doc):
+        return [[load_rgb(png, keep_source=True), load_rgb(jpeg, keep_source=True)], [changed], [load_rgb(png)]][doc["n"]]
+
+    with FakeImagesServer(mirror) as server:
+        model = make_model(server, tmp_path, concurrency=1)
+        model.generate_until(requests_for(model, ["a", "b", "c"], visuals_of=visuals))
+        first, second, third = server.requests
+    assert first.files == [png.read_bytes(), jpeg.read_bytes()]  # the files themselves: no re-encoding
+    assert first.filenames == ["image_0.png", "image_1.jpg"]
+    assert second.files[0] != png.read_bytes() and second.images[0].getpixel((0, 0)) == (1, 1, 1)
+    assert third.files[0] != png.read_bytes() and third.images[0].getpixel((5, 5)) == (9, 120, 200)  # encoded anew
