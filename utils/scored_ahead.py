@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 log = logging.getLogger("lmms_plugins.scored_ahead")
 
@@ -29,13 +29,15 @@ log = logging.getLogger("lmms_plugins.scored_ahead")
 METADATA_KEY = "judge_concurrency"
 
 
-def judge_concurrency() -> int | None:
+def judge_concurrency(settings: Mapping[str, Any] | None = None) -> int | None:
     """Judge requests in flight at once (``LMMS_PLUGINS_JUDGE_CONCURRENCY``, the judge client's bound),
-    or None when no judge is configured (a misconfigured one is the preflight's to report)."""
+    or None when no judge is configured for a task of these settings (a misconfigured one is the
+    preflight's to report)."""
     from lmms_plugins.utils.judge_client import JudgeConfig, JudgeError
+    from lmms_plugins.utils.judge_settings import judge_overrides
 
     try:
-        return JudgeConfig.from_env().concurrency
+        return JudgeConfig.from_env(**judge_overrides(settings or {})).concurrency
     except JudgeError:
         return None
 
@@ -108,7 +110,7 @@ class ScoredAhead:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._ahead: Ahead | None = None
-        self._judge_concurrency = judge_concurrency() if self.scores_ahead() else None
+        self._judge_concurrency = judge_concurrency(getattr(self, "settings", None)) if self.scores_ahead() else None
         if self._judge_concurrency is not None:
             if not isinstance(self.config.metadata, dict):
                 self.config.metadata = {}
