@@ -79,6 +79,13 @@ def parse_multipart(content_type: str, body: bytes) -> tuple[dict, list[tuple[st
     return fields, files
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # a class attribute: listen() reads it in the constructor (the default backlog, 5, resets
+    # connections when 32 requests arrive at once)
+    request_queue_size = 256
+
+
 class FakeImagesServer:
     def __init__(self, handler: Callable[[EditRequest], Any] | None = None, *, latency: float = 0.0, decode_images: bool = True,
                  parse: bool = True):
@@ -116,9 +123,7 @@ class FakeImagesServer:
             def do_GET(self) -> None:  # noqa: N802
                 server._serve_file(self)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 256
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
