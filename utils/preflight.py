@@ -1,9 +1,9 @@
 """Checks that run before the model gets its first request.
 
 A task that needs the LLM judge (GRADE; DoD in judge mode; DoD's editing judge when it is wanted)
-calls :func:`require_judge` or :func:`check_configured_judge` from its ``process_docs`` hook, which
-lmms-eval 0.7.3 runs while it builds the tasks, after the model object is made but before any
-request is sent. A problem stops the run with one :class:`PreflightError` whose message says which
+calls :func:`require_judge` or :func:`check_configured_judge` from its task class's ``preflight``
+(utils/task_class.py), which runs when lmms-eval builds the task's requests: after the model
+object is made, before any request is sent. A problem stops the run with one :class:`PreflightError` whose message says which
 variable, which URL and what came back, and that message is the run's last line.
 
 Reaching the endpoint is one ``GET {base_url}/models`` (the OpenAI-compatible model list, which
@@ -21,8 +21,8 @@ A model name absent from a list only prints a warning (providers name models dif
 lists). The verdict is kept per endpoint for the whole process, failures included: a run with
 several tasks asks once.
 
-Skipped with ``LMMS_PLUGINS_PREFLIGHT=off``, and when lmms-eval runs with ``--predict_only``
-(nothing is scored, so no judge is needed).
+Skipped with ``LMMS_PLUGINS_PREFLIGHT=off``; the task classes do not call it when lmms-eval runs
+with ``--predict_only`` (nothing is scored, so no judge is needed).
 """
 
 from __future__ import annotations
@@ -62,24 +62,10 @@ class PreflightError(SystemExit):
         return self.message
 
 
-def _predict_only(max_depth: int = 40) -> bool:
-    """True inside ``simple_evaluate(..., predict_only=True)`` (lmms-eval passes tasks no flag)."""
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        if frame is None:
-            return False
-        if frame.f_code.co_name == "simple_evaluate" and "predict_only" in frame.f_locals:
-            return bool(frame.f_locals["predict_only"])
-        frame = frame.f_back
-    return False
-
-
 def skipped() -> str | None:
     """Why the checks are skipped in this run, or None."""
     if os.environ.get(ENV_PREFLIGHT, "").strip().lower() in _OFF:
         return f"{ENV_PREFLIGHT}=off"
-    if _predict_only():
-        return "--predict_only"
     return None
 
 

@@ -39,9 +39,9 @@ def _with_operation(dataset, operation: str):
     return dataset.add_column("abacus_operation", [operation] * len(dataset))
 
 
-def _preflight(settings: Mapping | None = None) -> None:
-    """Load the detector and flow backends while lmms-eval builds the task, before any request: one
-    that cannot load stops the run now (PreflightError saying what to install), not after it."""
+def preflight(settings: Mapping | None = None) -> None:
+    """Load the detector and flow backends before any request (the task class, task.py, calls it):
+    one that cannot load stops the run now (PreflightError saying what to install), not after it."""
     from lmms_plugins.tasks.abacus.detectors import load_for_run
     from lmms_plugins.utils import preflight as pf
 
@@ -56,17 +56,14 @@ def _preflight(settings: Mapping | None = None) -> None:
 
 
 def process_docs_add(dataset):
-    _preflight()
     return _with_operation(dataset, "add")
 
 
 def process_docs_remove(dataset):
-    _preflight()
     return _with_operation(dataset, "remove")
 
 
 def process_docs_change(dataset):
-    _preflight()
     return _with_operation(dataset, "change")
 
 

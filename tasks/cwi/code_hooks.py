@@ -8,9 +8,7 @@ in code_rounds.py; the wording in code_prompt.jinja and code_feedback.jinja. Whe
 the last output is a JSON object ``{"text": <final reply>, "cwi_code": <trace>}``, which
 lmms-eval logs as the sample's response and hands to :func:`process_results`. The final reply,
 without its code blocks (:func:`scored_text`), is scored exactly as ``cwi_<task>`` scores its
-single reply (hooks.process_results, same rule): each
-generated leaf names ``process_results_<task>``, :func:`process_results` bound to the task's rule
-in ``task_rules.RULES`` (built by the module-level ``__getattr__``, as in hooks.py).
+single reply (hooks.process_results, same rule, bound by the same task class, task.py).
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ from .code_rounds import (
     summary,
     without_code,
 )
-from .task_rules import per_task_scorers
 
 LOOP_METRICS = ("rounds_used", "executions", "execution_errors", "timeouts", "answered_without_code")
 # accuracy metrics first (as cwi_<task>), the loop's after; every one always has a value
@@ -264,10 +261,6 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
             if isinstance(record, dict):
                 record["unconfined"] = True
     return out
-
-
-# process_results_<task>: process_results bound to the rule of <task> (task_rules.RULES)
-__getattr__ = per_task_scorers(process_results, __name__)
 
 
 # per item: replies, executions, executions that did not end with status ok, executions that hit

@@ -1,23 +1,16 @@
 """lmms-eval hooks for the CwI tasks (thin adapters around ``rules.score``).
 
-Each generated leaf names its own scorer, ``process_results: !function
-lmms_plugins.tasks.cwi.hooks.process_results_<task>`` (e.g. ``process_results_alignment``):
-:func:`process_results` bound to that task's rule in ``task_rules.RULES``. No ``def`` defines
-these names: the module-level ``__getattr__`` (``task_rules.per_task_scorers``) builds them, and
-lmms-eval resolves a ``!function`` reference with ``getattr`` on the imported module.
-
-A task written in YAML alone (not in the table) carries its rule as ``metadata.cwi_rule`` and
-names the generic :func:`process_results`. lmms-eval 0.7.3 calls ``process_results(doc,
-results)`` without the task config, so for such a task the generic hook reads the rule from the
-calling task object (``ConfigurableTask.process_results`` is on the stack of the thread that
-scores the document). A ``rule=`` keyword overrides it (tests, scripts).
+:func:`process_results` scores with the task's rule, which the task class (task.py, named by
+``class:`` in ``_default_template_yaml``) binds to it: the card task's rule in
+``task_rules.RULES`` (``metadata.cwi_task``), or the ``metadata.cwi_rule`` of a task written in YAML
+alone. lmms-eval 0.7.3 calls ``process_results(doc, results)`` without the task config, which is
+why the class binds it. A ``rule=`` keyword gives it directly (tests, scripts).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import sys
 from typing import Any, Mapping
 
 from lmms_plugins.utils import aggregation, generation_failure, status
@@ -26,7 +19,6 @@ from lmms_plugins.utils.model_output import parse_model_output
 
 from .answer_parse import find_span
 from .rules import BAD_GOLD, UNPARSABLE, Rule, RuleError, grid_of, rule_from_config, score
-from .task_rules import per_task_scorers
 
 TIERS = ("easy", "medium", "hard", "expert")
 # Every doc returns every metric, ending with one that always has a value: lmms-eval 0.7.3 takes
@@ -90,13 +82,9 @@ def doc_to_target(doc: Mapping) -> str:
 # ---------------------------------------------------------------------------- scoring
 
 _rule_cache: dict[int, tuple[Any, Rule]] = {}
-
-
-def _rule_from_caller(max_depth: int = 16) -> Mapping | None:
-    """``metadata.cwi_rule`` of the lmms-eval task object found up the call stack (the generic
-    path, for tasks written in YAML alone; the card tasks name ``process_results_<task>``)."""
-    task = _task_from_caller(max_depth + 1)  # one more frame: this function's own
-    return None if task is None else task.config.metadata["cwi_rule"]
+NO_RULE = ("no rule reached the scorer: the task's YAML must name `class: !function "
+           "lmms_plugins.tasks.cwi.task.CwiTask` (or include tasks/cwi/_default_template_yaml) and "
+           "carry metadata.cwi_rule or metadata.cwi_task")
 
 
 def _resolve_rule(raw: Any) -> Rule:
@@ -113,45 +101,9 @@ def _resolve_rule(raw: Any) -> Rule:
 
 
 def process_docs(dataset):
-    """Check the rule (``metadata.cwi_rule``) and prompt template of a task written in YAML alone,
-    once, while lmms-eval builds the task (before any generation): a YAML whose rule or template is
-    invalid stops the run here, not per sample. (The card tasks do not need it: their rules are
-    checked when their YAML names ``process_results_<task>``.)"""
-    from lmms_plugins.utils.preflight import PreflightError  # the run's last line, not retried by lmms-eval
-
-    task = _task_from_caller()
-    name = getattr(getattr(task, "config", None), "task", None) or "this CwI task"
-    meta = getattr(getattr(task, "config", None), "metadata", None)
-    raw = meta.get("cwi_rule") if isinstance(meta, Mapping) else None
-    if raw is None:
-        raise PreflightError(f"{name}: no metadata.cwi_rule in its YAML (see tasks/cwi/README.md)")
-    try:
-        _resolve_rule(raw)
-    except RuleError as exc:
-        raise PreflightError(f"{name}: invalid metadata.cwi_rule {raw!r}: {exc}") from None
-    if len(dataset):
-        import jinja2
-
-        kwargs = getattr(task, "lmms_eval_specific_kwargs", None)
-        try:
-            doc_to_text(dataset[0], kwargs if isinstance(kwargs, Mapping) else None)
-        except (jinja2.TemplateError, OSError, ValueError) as exc:  # TemplateRejected is a ValueError
-            raise PreflightError(f"{name}: the prompt template cannot be rendered: {type(exc).__name__}: {exc}") from None
+    """The dataset as it is. Named by CwI YAMLs written before the task class, which now checks the
+    rule and the prompt template while lmms-eval builds the task (task.py)."""
     return dataset
-
-
-def _task_from_caller(max_depth: int = 16) -> Any:
-    """The lmms-eval task object (the ``self`` holding ``config.metadata.cwi_rule``) up the stack."""
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        if frame is None:
-            return None
-        obj = frame.f_locals.get("self")
-        meta = getattr(getattr(obj, "config", None), "metadata", None)
-        if isinstance(meta, Mapping) and "cwi_rule" in meta:
-            return obj
-        frame = frame.f_back
-    return None
 
 
 def _tier(doc: Mapping) -> str | None:
@@ -161,15 +113,13 @@ def _tier(doc: Mapping) -> str | None:
 
 @status.never_raises(metrics=METRICS)
 def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> dict:
-    """Score one document: accuracy, accuracy_<tier>, extraction_failure_rate. The rule is
-    ``rule`` when given, else the calling task's ``metadata.cwi_rule`` (a task in YAML alone)."""
+    """Score one document: accuracy, accuracy_<tier>, extraction_failure_rate, with ``rule`` (bound
+    by the task class; a task whose YAML names no ``class:`` gets none, and every sample says so)."""
     sid = doc.get("id")
-    raw_rule = rule if rule is not None else _rule_from_caller()
-    if raw_rule is None:
-        why = "no metadata.cwi_rule in the task config"
-        return {m: status.sample(0.0, status.ERROR, why, sid) for m in METRICS}
+    if rule is None:
+        return {m: status.sample(0.0, status.ERROR, NO_RULE, sid) for m in METRICS}
     try:
-        parsed_rule = _resolve_rule(raw_rule)
+        parsed_rule = _resolve_rule(rule)
     except RuleError as exc:
         return {m: status.sample(0.0, status.ERROR, f"bad cwi_rule: {exc}", sid) for m in METRICS}
     raw = results[0] if results else None
@@ -199,10 +149,6 @@ def process_results(doc: Mapping, results: list, rule: Any = None, **_: Any) -> 
     if s.status == BAD_GOLD:
         status.log.warning("cwi item %s: %s", sid, s.reason)
     return out
-
-
-# process_results_<task>: process_results bound to the rule of <task> (task_rules.RULES)
-__getattr__ = per_task_scorers(process_results, __name__)
 
 
 def _text_of(raw: Any) -> str:

@@ -2,9 +2,9 @@
 ``cwi_<task>`` (one reply, answer only) and ``cwi_code_<task>`` (the model's code is run between
 rounds; template ``_code_template_yaml``). Both read the same data and the same rule.
 
-The rules are not written into the leaves: each leaf names its task's scorer,
-``hooks.process_results_<task>`` (``code_hooks.process_results_<task>``), which is bound to the
-task's rule in ``task_rules.RULES``, the one table. The leaves are generated so that the 60 of
+The rules are not written into the leaves: each leaf names its task (``metadata.cwi_task``), and
+the task class of the template (task.py) binds the scorer to that task's rule in
+``task_rules.RULES``, the one table. The leaves are generated so that the 60 of
 them cannot drift apart (a test checks that running this script changes nothing, so edit the
 table or this script and re-run)::
 
@@ -70,17 +70,15 @@ def code_task_name(task: str) -> str:
 
 
 def leaf(task: str, code: bool = False) -> str:
-    hooks = "code_hooks" if code else "hooks"
     lines = [
         HEADER.rstrip("\n"),
         f"task: {code_task_name(task) if code else task_name(task)}",
         f"include: {'_code_template_yaml' if code else '_default_template_yaml'}",
         f"dataset_name: {task}",
-        f'# the rule: task_rules.RULES["{task}"]',
-        f"process_results: !function lmms_plugins.tasks.cwi.{hooks}.process_results_{task}",
         "metadata:",
         f"  version: {VERSION}",
         "  lmms_plugins_benchmark: cwi",
+        f'  # the rule: task_rules.RULES["{task}"], bound to the scorer by the task class (task.py)',
         f"  cwi_task: {task}",
     ]
     return "\n".join(lines) + "\n"

@@ -2,19 +2,17 @@
 
 :data:`RULES` maps a card task (``alignment``) to its rule as data (the mapping
 :func:`rules.rule_from_config` reads; keys in README.md, "Rules"). Everything else reads it from
-here: the lmms-eval hooks (``hooks.process_results_<task>``, ``code_hooks.process_results_<task>``),
+here: the task class (task.py, which binds the scorer to the rule of its ``metadata.cwi_task``),
 the YAML generator (make_yamls.py, which writes no rule into the leaves), the data writer's gold
 check, the generators' shortcut screen, the benchmarks and the tests (:func:`rule_for_task`).
 
-A task written in YAML alone (not in this table) carries its rule as ``metadata.cwi_rule`` and is
-scored by the generic ``hooks.process_results`` (README.md, "Adding a task: one YAML, no Python").
+A task written in YAML alone (not in this table) carries its rule as ``metadata.cwi_rule``, which the
+same class binds (README.md, "Adding a task: one YAML, no Python").
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
 
 from .rules import Rule, rule_from_config
 
@@ -149,38 +147,3 @@ def rule_for_task(task: str) -> Rule:
     except KeyError:
         raise KeyError(f"no CwI rule for task {task!r}; known: {', '.join(RULES)}") from None
     return rule_from_config(raw)
-
-
-PER_TASK = "process_results_"
-
-
-def per_task_scorers(scorer: Callable[..., dict], module: str) -> Callable[[str], Callable[..., dict]]:
-    """A module-level ``__getattr__`` (PEP 562) that answers ``process_results_<task>``, for every
-    task in :data:`RULES`, with ``scorer(doc, results, rule=<that task's rule>)``.
-
-    The generated leaves name these (``!function lmms_plugins.tasks.cwi.hooks.process_results_alignment``):
-    lmms-eval resolves a ``!function`` with ``getattr`` on the imported module, so each task's
-    scorer knows its rule without being told by lmms-eval (0.7.3 passes no task config). The rule
-    is validated when the YAML is loaded; one function per task, built once.
-    """
-
-    @functools.cache
-    def bound(task: str) -> Callable[..., dict]:
-        rule = rule_for_task(task)
-
-        def process_results_of_task(doc: Any, results: list, **_: Any) -> dict:
-            return scorer(doc, results, rule=rule)
-
-        process_results_of_task.__name__ = process_results_of_task.__qualname__ = PER_TASK + task
-        process_results_of_task.__module__ = module
-        process_results_of_task.__doc__ = f"{module}.{scorer.__name__} with the rule of {task!r} (task_rules.RULES)."
-        process_results_of_task.rule = rule  # what it scores with, for readers and tests
-        return process_results_of_task
-
-    def module_getattr(name: str) -> Callable[..., dict]:
-        task = name[len(PER_TASK):] if name.startswith(PER_TASK) else None
-        if task in RULES:
-            return bound(task)
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-
-    return module_getattr

@@ -49,7 +49,6 @@ def process_docs(dataset):
     """
     from .data import check_integrity, dataset_root, log_integrity
 
-    preflight()  # a misspelt setting fails here, before any generation; so does a judge that is needed but not there
     root = dataset_root()
     report = check_integrity(dataset, root)
     log_integrity(report)
@@ -141,7 +140,8 @@ def edit_judge_enabled(settings: Mapping | None = None) -> bool:
 
 
 def preflight(settings: Mapping | None = None) -> None:
-    """Before any generation: a judge this run needs is configured and reachable, its prompts parse.
+    """Before any generation (the task class, task.py, calls it): a judge this run needs is
+    configured and reachable, its prompts parse.
 
     The refusal judge is needed in judge mode; the editing judge when the setting ``edit_judge`` is
     ``on``, and, when it is ``auto`` and the judge is configured, it must be reachable.

@@ -40,15 +40,14 @@ MISSING_VERDICT = "missing_verdict"
 def process_docs(dataset):
     """Replace the placeholder rows by the GRADE records (local copy, else the hub snapshot).
 
-    Runs while lmms-eval builds the task, before the model gets any request: the judge
-    configuration is checked here (preflight), so a run that could not be scored stops now.
+    Runs while lmms-eval builds the task, before the model gets any request; the judge is
+    checked when the task's requests are built (:func:`preflight`, called by the task class).
     """
     import datasets
 
     from lmms_plugins.tasks.grade.records import dataset_root, load_records
 
-    docs = load_records(dataset_root())  # data problems first: they name what is missing
-    preflight()
+    docs = load_records(dataset_root())  # data problems name what is missing
     log.info("grade: %d samples", len(docs))
     return datasets.Dataset.from_list(docs)
 

@@ -131,8 +131,9 @@ def test_rfdetr_backend_converts_detections(monkeypatch, scene):
 
 
 def test_the_runs_detector_loads_before_the_first_request_or_the_run_stops(monkeypatch):
-    """ABACUS's process_docs loads the detector while lmms-eval builds the task: without rfdetr the
-    run stops there, naming the extra to install, instead of scoring every sample detector_error."""
+    """ABACUS's preflight (its task class calls it before the requests are built) loads the detector:
+    without rfdetr the run stops there, naming the extra to install, instead of scoring every sample
+    detector_error."""
     from lmms_plugins.tasks.abacus import hooks
     from lmms_plugins.utils.preflight import PreflightError
 
@@ -141,18 +142,18 @@ def test_the_runs_detector_loads_before_the_first_request_or_the_run_stops(monke
     for spec in ("", "rfdetr", "rfdetr:RFDETRLarge", "synthetic_test+rfdetr"):
         monkeypatch.setenv(hooks.DETECTOR_ENV, spec)
         with pytest.raises(PreflightError, match=r'pip install "lmms-plugins\[detectors\]"'):
-            hooks.process_docs_add([])
+            hooks.preflight()
     for spec, says in (("no_such_backend", "unknown detector backend"), ("py:no_such_module:f", "No module named"),
                        ("a+b+c", "exactly two backends")):
         monkeypatch.setenv(hooks.DETECTOR_ENV, spec)
         with pytest.raises(PreflightError, match=says):
-            hooks.process_docs_remove([])
+            hooks.preflight()
     monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
     monkeypatch.setenv(hooks.FLOW_ENV, "optical_guess")
     with pytest.raises(PreflightError, match="LMMS_PLUGINS_ABACUS_FLOW must be one of dis, raft_small, raft_large"):
-        hooks.process_docs_change([])
+        hooks.preflight()
     monkeypatch.setenv(hooks.FLOW_ENV, "dis")
     assert dm.load_for_run().name == "synthetic_test"
     monkeypatch.setenv("LMMS_PLUGINS_PREFLIGHT", "off")  # the user's way round it: per-sample statuses then
     monkeypatch.setenv(hooks.DETECTOR_ENV, "rfdetr")
-    hooks._preflight()
+    hooks.preflight()

@@ -125,6 +125,7 @@ def test_openai_wrapper_gets_the_executions_output(tmp_path, run_lmms_eval, flav
             extra_args=["--force_simple"] if flavour == "simple" else [],
         )
     assert res["config"]["model"] == "openai"
+    assert res["config"]["model_backend"].endswith(f"({flavour})")  # the class task was built for the model's kind
     docs = load_dataset(str(root), "alignment")["test"]
     samples = res["_samples"]["cwi_code_alignment"]
     assert len(samples) == 2 and len(model.seen) == 2

@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 from lmms_plugins.tasks.cwi import make_yamls
 from lmms_plugins.tasks.cwi.catalog import FAMILIES, TASKS
+from lmms_plugins.tasks.cwi.task import rule_of
 from lmms_plugins.tasks.cwi.task_rules import rule_for_task
 
 HERE = Path(make_yamls.__file__).parent
@@ -23,8 +24,8 @@ def test_every_code_leaf_is_its_answer_only_twin_run_as_a_loop():
         for key in ("dataset_path", "dataset_name", "test_split", "doc_to_visual", "doc_to_target"):
             assert code[key] == plain[key], (task, key)
         assert code["metadata"]["cwi_task"] == plain["metadata"]["cwi_task"] == task
-        assert code["process_results"].rule == plain["process_results"].rule == rule_for_task(task)  # one table
-        assert code["process_results"].__name__ == plain["process_results"].__name__ == f"process_results_{task}"
+        assert code["class"] is plain["class"]  # the same task class binds the same rule (one table)
+        assert rule_of(code["metadata"], code["task"]) == rule_of(plain["metadata"], plain["task"]) == rule_for_task(task)
         assert code["output_type"] == "generate_until_agentic"
         assert code["doc_to_text"].__module__.endswith("cwi.code_hooks") and code["process_results"].__module__.endswith("cwi.code_hooks")
         kwargs = code["lmms_eval_specific_kwargs"]["default"]
@@ -67,6 +68,6 @@ def test_the_code_scorer_of_a_task_scores_the_final_reply_with_that_tasks_rule()
 
     doc = {"id": "x", "answer": "3,-2", "difficulty": "hard"}
     logged = json.dumps({"text": "<answer>4.5,-3.5</answer>", "images": [], "cwi_code": {"rounds": 2, "ended": "answer", "executions": []}})
-    assert code_hooks.process_results_alignment(doc, [logged])["accuracy"]["value"] == 1.0  # ±2 px
-    out = code_hooks.process_results_print_misreg(doc, [logged])  # ±0.3 px
+    assert code_hooks.process_results(doc, [logged], rule=rule_for_task("alignment"))["accuracy"]["value"] == 1.0  # ±2 px
+    out = code_hooks.process_results(doc, [logged], rule=rule_for_task("print_misreg"))  # ±0.3 px
     assert out["accuracy"]["value"] == 0.0 and out["rounds_used"]["value"] == 2

@@ -12,6 +12,7 @@ from PIL import Image
 NEW_TASK_YAML = textwrap.dedent(
     """\
     task: my_lamp_brightness
+    class: !function lmms_plugins.tasks.cwi.task.CwiTask
     dataset_path: {root}
     dataset_name: lamps
     test_split: test

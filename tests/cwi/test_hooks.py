@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -47,19 +45,6 @@ def test_json_text_image_outputs_are_unwrapped():
     assert hooks.process_results({**DOC, "answer": "-3,-2"}, [raw], rule=RULE)["accuracy"]["value"] == 1.0
     own_json = '{"answer": "<answer>3,-2</answer>"}'  # JSON a text model wrote itself
     assert hooks.process_results(DOC, [own_json], rule=RULE)["accuracy"]["value"] == 1.0
-
-
-def test_rule_is_read_from_the_calling_task_config():
-    class FakeTask:  # stands for lmms_eval's ConfigurableTask
-        def __init__(self, rule):
-            self.config = SimpleNamespace(metadata={"cwi_rule": rule})
-
-        def process_results(self, doc, results):
-            return hooks.process_results(doc, results)
-
-    assert FakeTask(RULE).process_results(DOC, ["<answer>3,-2</answer>"])["accuracy"]["value"] == 1.0
-    strict = {"kind": "fields", "fields": ["dx", "dy"]}
-    assert FakeTask(strict).process_results(DOC, ["<answer>4,-2</answer>"])["accuracy"]["value"] == 0.0
 
 
 def test_missing_or_bad_rule_is_a_recorded_error():

@@ -104,10 +104,10 @@ def test_every_yaml_builds_in_lm_eval_task_manager(tmp_path, hub_dataset, monkey
         assert len(images) == (2 if i % 2 == 0 else 1) and all(im.mode == "RGB" for im in images)
         assert built.doc_to_text(doc) == "<image>" * len(images) + hooks.doc_to_text(doc)
         assert built.config.generation_kwargs == {"until": [], "max_gen_toks": 8192, "temperature": 0.0, "do_sample": False}
-        # the lmms-eval scorer of this task, bound to its rule in task_rules.RULES
+        # the lmms-eval scorer, bound by the lm-eval task class to this task's rule in task_rules.RULES
         scorer = built.config.process_results
-        assert (scorer.__module__, scorer.__name__) == (hooks.__name__, f"process_results_{task}")
-        assert scorer.rule == rule_for_task(task)
+        assert scorer.func is hooks.process_results and scorer.keywords == {"rule": rule_for_task(task)}
+        assert built.rule == rule_for_task(task)
         assert set(built.aggregation()) == set(hooks.METRICS)
 
 
@@ -141,8 +141,8 @@ def test_tasks_dir_names_the_folder_of_each_harness():
 
 def test_a_task_in_yaml_alone_scores_with_its_own_rule_under_lm_eval(tmp_path, hub_dataset, monkeypatch):
     """As under lmms-eval (README "Adding a task: one YAML, no Python"): a YAML that includes the
-    generated template and declares metadata.cwi_rule is scored by the generic hook, which finds
-    the rule on lm-eval's task object."""
+    generated template and declares metadata.cwi_rule is scored with that rule, which the template's
+    lm-eval task class binds to the scorer."""
     from lm_eval.tasks import TaskManager
 
     rows = [{"id": f"lamp-{i}", "image": Image.new("RGB", (4, 4), (i, 0, 0)), "image_2": None,

@@ -30,6 +30,7 @@ from lmms_plugins.demo import OFFLINE_ENV
 from lmms_plugins.tasks.cwi import hooks
 from lmms_plugins.tasks.cwi.catalog import FAMILIES
 from lmms_plugins.tasks.cwi.generate import main as make_data
+from lmms_plugins.tasks.cwi.task_rules import rule_for_task
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judge_server import FakeJudgeServer, Reply, image_urls, message_text  # noqa: E402
@@ -118,7 +119,7 @@ def _expected(items: dict) -> dict:
     """Per task and for the group: each metric from the shared scorer and aggregations."""
     per_task: dict[str, dict[str, list]] = {}
     for item in items.values():
-        scored = getattr(hooks, f"process_results_{item['task']}")(item["doc"], [item["reply"]])
+        scored = hooks.process_results(item["doc"], [item["reply"]], rule=rule_for_task(item["task"]))
         for metric, sample in scored.items():
             per_task.setdefault(item["task"], {}).setdefault(metric, []).append(sample)
     out = {f"cwi_{t}": {m: AGGREGATIONS[m](samples) for m, samples in metrics.items()} for t, metrics in per_task.items()}

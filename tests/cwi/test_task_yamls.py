@@ -1,17 +1,17 @@
 """The CwI task YAMLs: generated leaves are up to date, every task and group is well formed,
-lmms-eval's own loader reads them, and each leaf's scorer carries its rule from the one table."""
+lmms-eval's own loader reads them, and each leaf's task class binds its rule from the one table."""
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import pytest
 import yaml
 
 from lmms_plugins.tasks.cwi import hooks, make_yamls
+from lmms_plugins.tasks.cwi.task import CwiTask, rule_of
 from lmms_plugins.tasks.cwi.catalog import FAMILIES, TASKS
-from lmms_plugins.tasks.cwi.rules import RuleError, rule_from_config
+from lmms_plugins.tasks.cwi.rules import rule_from_config
 from lmms_plugins.tasks.cwi.task_rules import RULES, rule_for_task
 
 HERE = Path(make_yamls.__file__).parent
@@ -47,10 +47,9 @@ def test_every_leaf_loads_with_lmms_eval_and_declares_its_rule():
         assert cfg["metadata"]["lmms_plugins_benchmark"] == "cwi"
         assert cfg["metadata"]["cwi_task"] == task and "cwi_rule" not in cfg["metadata"]  # the rule lives in RULES only
         assert cfg["generation_kwargs"]["until"] == []
-        # lmms-eval resolved the leaf's scorer through hooks' module __getattr__: bound to the table's rule
-        scorer = cfg["process_results"]
-        assert scorer is getattr(hooks, f"process_results_{task}") and scorer.__module__.endswith("cwi.hooks")
-        assert scorer.rule == rule_for_task(task) == rule_from_config(RULES[task])
+        # the template's class binds the generic scorer to the table's rule (tests/cwi/test_task_class.py builds it)
+        assert cfg["class"] is CwiTask and cfg["process_results"] is hooks.process_results
+        assert rule_of(cfg["metadata"], cfg["task"]) == rule_for_task(task) == rule_from_config(RULES[task])
         names = [m["metric"] for m in cfg["metric_list"]]
         assert names == ["accuracy", "accuracy_easy", "accuracy_medium", "accuracy_hard", "accuracy_expert", "generation_failure_rate", "extraction_failure_rate"]
 
@@ -80,26 +79,30 @@ def test_the_table_is_the_only_source_of_the_rules():
 DOC = {"id": "x", "answer": "3,-2", "difficulty": "easy"}
 
 
-def test_each_card_scorer_uses_its_own_rule_with_no_task_on_the_stack():
-    # called directly, as a script would: nothing up the stack says which task this is
+def test_each_card_rule_scores_as_the_table_says():
     within_2px = "<answer>4.5,-3.5</answer>"
-    assert hooks.process_results_alignment(DOC, [within_2px])["accuracy"]["value"] == 1.0  # ±2 px
-    assert hooks.process_results_print_misreg(DOC, [within_2px])["accuracy"]["value"] == 0.0  # ±0.3 px
-    assert hooks.process_results_print_misreg(DOC, ["<answer>3.2,-2.2</answer>"])["accuracy"]["value"] == 1.0
-    # the generic hook, with no rule given and no task object above it, says what is missing
+    score = lambda task, reply: hooks.process_results(DOC, [reply], rule=rule_for_task(task))["accuracy"]["value"]  # noqa: E731
+    assert score("alignment", within_2px) == 1.0  # ±2 px
+    assert score("print_misreg", within_2px) == 0.0  # ±0.3 px
+    assert score("print_misreg", "<answer>3.2,-2.2</answer>") == 1.0
+    # the scorer with no rule (a YAML that names no task class) says what is missing, on every sample
     generic = hooks.process_results(DOC, [within_2px])["accuracy"]
-    assert generic["status"] == "error" and "metadata.cwi_rule" in generic["reason"]
+    assert generic["status"] == "error" and "class: !function lmms_plugins.tasks.cwi.task.CwiTask" in generic["reason"]
 
 
-def test_per_task_names_are_only_those_of_the_table(monkeypatch):
-    assert hooks.process_results_jigsaw is hooks.process_results_jigsaw  # built once
-    assert hooks.process_results_jigsaw.__name__ == "process_results_jigsaw"
-    # pickled by reference (module + name), as a def would be: the same function comes back
-    assert pickle.loads(pickle.dumps(hooks.process_results_jigsaw)) is hooks.process_results_jigsaw
-    for name in ("process_results_no_such_task", "process_results_", "accuracy_jigsaw"):
-        assert not hasattr(hooks, name)
-    with pytest.raises(AttributeError, match="no attribute 'process_results_no_such_task'"):
-        hooks.process_results_no_such_task  # noqa: B018
+def test_a_task_without_a_usable_rule_stops_before_any_request(monkeypatch):
+    from lmms_plugins.utils.preflight import PreflightError
+
+    with pytest.raises(PreflightError, match="neither metadata.cwi_rule nor metadata.cwi_task"):
+        rule_of({"version": 2.1}, "cwi_x")
+    with pytest.raises(PreflightError, match="no CwI rule for task 'no_such_task'"):
+        rule_of({"cwi_task": "no_such_task"}, "cwi_x")
+    with pytest.raises(PreflightError, match="invalid metadata.cwi_rule"):
+        rule_of({"cwi_rule": {"kind": "no_such_kind"}}, "cwi_x")
     monkeypatch.setitem(RULES, "broken_task", {"kind": "fields", "fields": []})
-    with pytest.raises(RuleError, match="fields"):  # a bad table entry fails when a YAML names it
-        hooks.process_results_broken_task  # noqa: B018
+    rule_for_task.cache_clear()
+    with pytest.raises(PreflightError, match="fields"):  # a bad table entry fails when a task names it
+        rule_of({"cwi_task": "broken_task"}, "cwi_x")
+    # the YAML's own rule wins over the table (a task written in YAML alone)
+    own = {"kind": "int"}
+    assert rule_of({"cwi_rule": own, "cwi_task": "alignment"}, "cwi_x") == rule_from_config(own)

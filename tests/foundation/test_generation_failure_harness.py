@@ -1,4 +1,4 @@
-"""lmms_plugins/harness.py on stand-ins of lmms-eval 0.7.3's two names (the real CLI runs are in
+"""lmms_plugins/harness/end_of_run.py on stand-ins of lmms-eval 0.7.3's two names (the real CLI runs are in
 test_generation_failure_e2e.py and test_results_table_e2e.py): the aggregated task is named while
 its aggregations run, failed / pending samples are counted from the same values, this package's
 dict rows leave the printed table only, and the end-of-run lines follow the last table once."""
@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from lmms_plugins import harness
+from lmms_plugins.harness import end_of_run as harness
 from lmms_plugins.utils import aggregation, run_summary
 from lmms_plugins.utils import status as st
 

@@ -7,13 +7,11 @@ hooks (GRADE, DoD, CwI). The real-CLI run is in test_generation_failure_e2e.py.
 
 from __future__ import annotations
 
-import json
 import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -119,17 +117,12 @@ def test_optional_judge_is_checked_only_when_configured(monkeypatch):
         pf.check_configured_judge("dod editing judge")
 
 
-def test_switched_off_and_predict_only_skip_the_checks(monkeypatch):
+def test_switched_off_skips_the_checks(monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_PREFLIGHT", "off")
-    pf.require_judge("grade")
+    pf.require_judge("grade")  # --predict_only: the task classes do not call it (tests/foundation/test_task_classes.py)
     monkeypatch.delenv("LMMS_PLUGINS_PREFLIGHT")
-
-    def simple_evaluate(predict_only):  # lmms-eval's entry point, as the check finds it on the stack
-        pf.require_judge("grade")
-
-    simple_evaluate(predict_only=True)
     with pytest.raises(pf.PreflightError):
-        simple_evaluate(predict_only=False)
+        pf.require_judge("grade")
 
 
 def test_invalid_jinja_is_reported_with_its_origin():
@@ -206,34 +199,3 @@ def test_dod_judge_prompt_is_checked(monkeypatch, tmp_path):
         monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL_PROMPT", str(tmp_path / "missing.jinja"))
         with pytest.raises(pf.PreflightError, match="cannot read the judge prompt"):
             hooks.preflight()
-
-
-# ----------------------------------------------------------------------------- CwI
-
-
-class FakeTask:
-    """Stands in for lmms-eval's ConfigurableTask: process_docs reads the rule from the caller."""
-
-    def __init__(self, rule, template=None):
-        self.config = SimpleNamespace(metadata={"version": 1.0, "cwi_rule": rule})
-        self.lmms_eval_specific_kwargs = {"prompt_template": template} if template else {"prompt_template_file": "prompt.jinja"}
-
-    def download(self, dataset):
-        from lmms_plugins.tasks.cwi import hooks
-
-        return hooks.process_docs(dataset)
-
-
-def test_cwi_rule_and_template_are_checked_at_load():
-    dataset = [{"id": "a", "prompt": "How far?", "difficulty": "easy", "answer": "1,2"}]
-    good = {"kind": "fields", "fields": [{"name": "dx", "tol": 2}]}
-    assert FakeTask(good).download(dataset) is dataset
-    assert FakeTask(good, "Q: {{ prompt }}").download(dataset) is dataset
-    with pytest.raises(pf.PreflightError, match="invalid metadata.cwi_rule"):
-        FakeTask({"kind": "telepathy"}).download(dataset)
-    with pytest.raises(pf.PreflightError, match="invalid metadata.cwi_rule"):
-        FakeTask(json.loads('{"kind": "fields", "fields": [{"tol": -1}]}')).download(dataset)
-    with pytest.raises(pf.PreflightError, match="prompt template cannot be rendered: .*not a valid Jinja template"):
-        FakeTask(good, "Q: {{ prompt }").download(dataset)
-    with pytest.raises(pf.PreflightError, match="cannot be rendered: UndefinedError"):
-        FakeTask(good, "Q: {{ question }}").download(dataset)  # no such field: StrictUndefined

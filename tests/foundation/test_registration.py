@@ -48,20 +48,20 @@ def test_hook_adds_tasks_dir_once_and_include_path_still_works():
         import lmms_eval.models  # loads the entry point
         from lmms_eval.tasks import TaskManager
         from lmms_plugins import tasks_dir
-        import lmms_plugins.registration as r
-        assert getattr(TaskManager.initialize_tasks, r._PATCHED)  # the entry point patched it
+        from lmms_plugins.harness import discovery, guard
+        assert getattr(TaskManager.initialize_tasks, guard._PATCHED)  # the entry point patched it
         calls = []
         def spy(self, include_path=None, include_defaults=True):
             calls.append(list(include_path or []))
             return {}
         TaskManager.initialize_tasks = spy  # re-patch around a spy to see what lmms-eval receives
-        r._patch_task_manager(__import__("lmms_eval.tasks", fromlist=["x"]))
+        discovery.patch(__import__("lmms_eval.tasks", fromlist=["x"]))
         a = TaskManager(include_defaults=False)
         b = TaskManager(include_path=tasks_dir(), include_defaults=False)
         c = TaskManager(include_path=["/tmp"], include_defaults=False)
         print("CALLS", calls == [[], [], ["/tmp"]])
         reference = TaskManager._get_task_and_group(a, tasks_dir())  # lmms-eval's own indexing
-        print("SAME", {k: v for k, v in reference.items()} == r._fast_index(tasks_dir()))
+        print("SAME", {k: v for k, v in reference.items()} == discovery.fast_index(tasks_dir()))
         print("FOUND", "cwi_alignment" in a.all_tasks and "cwi" in b.all_tasks and "cwi" in c.all_tasks)
     """)
     assert "CALLS True" in proc.stdout and "SAME True" in proc.stdout and "FOUND True" in proc.stdout, (
@@ -72,14 +72,15 @@ def test_changed_internals_give_a_warning_not_a_crash():
     proc = run_python("""
         import types, warnings
         import lmms_plugins.registration as r
+        from lmms_plugins.harness import discovery, task_type
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            r._patch_task_manager(types.SimpleNamespace())           # no TaskManager
-            r._patch_dataset_download(types.SimpleNamespace(ConfigurableTask=object))  # no download
+            discovery.patch(types.SimpleNamespace())           # no TaskManager
+            task_type.patch(types.SimpleNamespace(TaskManager=object))  # no _load_individual_task_or_group
         print("WARN", [str(w.message)[:60] for w in seen if issubclass(w.category, r.RegistrationWarning)])
     """)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("could not") == 2 and "include_path" not in proc.stderr
+    assert proc.stdout.count("could not") == 3 and "include_path" not in proc.stderr
 
 
 @pytest.mark.e2e
@@ -112,12 +113,12 @@ def test_patch_runs_after_a_later_import_and_half_imported_modules_warn(tmp_path
     import types
     import warnings
 
-    import lmms_plugins.registration as r
+    from lmms_plugins.harness.on_import import when_imported
 
     (tmp_path / "late_pkg_for_hook.py").write_text("VALUE = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     seen = []
-    r._when_imported("late_pkg_for_hook", lambda m: seen.append(m.VALUE))
+    when_imported("late_pkg_for_hook", lambda m: seen.append(m.VALUE))
     assert seen == []
     __import__("late_pkg_for_hook")
     assert seen == [1]  # the patch ran once the module's own code had run
@@ -127,5 +128,30 @@ def test_patch_runs_after_a_later_import_and_half_imported_modules_warn(tmp_path
     monkeypatch.setitem(sys.modules, "half_imported_for_hook", half)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r._when_imported("half_imported_for_hook", lambda m: seen.append("patched"))
+        when_imported("half_imported_for_hook", lambda m: seen.append("patched"))
     assert "patched" not in seen and any("still being imported" in str(w.message) for w in caught)
+
+
+def test_another_lmms_eval_release_turns_every_contact_off_with_one_warning(monkeypatch):
+    import types
+    import warnings
+
+    from lmms_plugins import harness
+    from lmms_plugins.harness import discovery, end_of_run, guard, task_type
+
+    monkeypatch.setattr(guard, "installed_version", lambda dist: "0.7.4")
+    guard.supported.cache_clear()
+    manager = type("TaskManager", (), {"initialize_tasks": lambda self: None, "_get_config": lambda self, name: {},
+                                       "_load_individual_task_or_group": lambda self, *a, **k: {}})
+    module = types.SimpleNamespace(TaskManager=manager)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            harness._lmms_eval_patch(task_type.patch, discovery.patch)(module)
+            harness._lmms_eval_patch(end_of_run.patch_utils)(types.SimpleNamespace(make_table=print))
+    finally:
+        guard.supported.cache_clear()
+    messages = [str(w.message) for w in caught if issubclass(w.category, guard.HarnessWarning)]
+    assert len(messages) == 1, messages  # once per process, not once per contact
+    assert "supports lmms_eval 0.7.3, found 0.7.4" in messages[0] and "chat variants" in messages[0]
+    assert not any(getattr(v, guard._PATCHED, False) for v in vars(manager).values())  # nothing was wrapped

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 
 # lmms-eval's table prints this package's metrics as numbers only: the breakdown rows (dod_breakdown,
 # dod_run, sample_statuses, abacus_leaderboard, grade_breakdown) stay in the results JSON and leave
-# the printed table (lmms_plugins/harness.py), so a line fits a 120-column terminal
+# the printed table (lmms_plugins/harness/end_of_run.py), so a line fits a 120-column terminal
 MAX_VALUE = 10  # "0.1234", "nan", "N/A"
 MAX_LINE = 120  # characters of one line of the table
 NON_NUMBER_ROWS = {"dod_no_hint": ("dod_breakdown", "dod_run", "sample_statuses"), "grade": ("grade_breakdown",),

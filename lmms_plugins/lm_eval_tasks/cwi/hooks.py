@@ -1,16 +1,16 @@
 """EleutherAI lm-eval 0.4.x adapters of the CwI hooks (``lmms_plugins.tasks.cwi.hooks``).
 
 The lm-eval YAMLs next to this file name the lmms-eval hooks themselves wherever lm-eval calls
-them the same way: ``doc_to_image`` is ``hooks.doc_to_visual``, ``doc_to_target`` and each leaf's
-``process_results_<task>`` (the task's rule from ``task_rules.RULES``) are the same functions.
+them the same way: ``doc_to_image`` is ``hooks.doc_to_visual``, ``doc_to_target`` and
+``process_results`` are the same functions (the task class, task.py, binds the task's rule).
 What lm-eval calls differently is adapted here, and nothing else:
 
 * :func:`doc_to_text`: the same prompt (``prompt.jinja``), preceded by one ``<image>`` marker per
   image: lm-eval's local multimodal backends (``hf-multimodal``, ``vllm-vlm``) put an image where
   the text has a marker, as lm-eval's own multimodal tasks (chartqa, mmmu) write them;
 * :func:`load_dataset` (``custom_dataset``): the hub dataset, or the local copy named by
-  ``LMMS_PLUGINS_CWI_ROOT`` / ``LMMS_PLUGINS_DATA_ROOT`` (lmms-eval reaches the same through the
-  registration hook, which lm-eval does not run);
+  ``LMMS_PLUGINS_CWI_ROOT`` / ``LMMS_PLUGINS_DATA_ROOT`` (lmms-eval reaches the same through its
+  task class, utils/task_class.py);
 * :func:`process_docs`: renders the prompt of the first item before any request, so a broken
   template stops the run at load time;
 * the ``aggregate_*`` functions: the lmms-eval aggregations, plus their standard errors in
@@ -57,18 +57,18 @@ def load_dataset(cwi_task: str | None = None, **_metadata: Any):
     """
     import datasets
 
-    from lmms_plugins.registration import _unwrap_retry, _with_content_cache
     from lmms_plugins.utils.data_roots import MissingDataError, how_to_provide, local_dataset_path
+    from lmms_plugins.utils.local_data import content_cache_kwargs, unwrap_retry
 
     if not cwi_task:
         raise ValueError("this CwI task has no metadata.cwi_task in its YAML (the dataset config to load)")
     local = local_dataset_path(BENCH)  # a configured folder that does not exist raises MissingDataError
-    # datasets caches a local folder by path: key the cache on its content, as the lmms-eval hook does
-    kwargs = _with_content_cache({}, local, BENCH) if local else {}
+    # datasets caches a local folder by path: key the cache on its content, as the lmms-eval task class does
+    kwargs = content_cache_kwargs({}, local, BENCH) if local else {}
     try:
         return datasets.load_dataset(local or DATASET_PATH, cwi_task, **kwargs)
     except Exception as exc:  # say which variable to set, not only what `datasets` says
-        exc = _unwrap_retry(exc)
+        exc = unwrap_retry(exc)
         where = f"the local copy {local}" if local else f"the hub dataset {DATASET_PATH}"
         raise MissingDataError(
             f"{BENCH}: could not load {where} (config {cwi_task}): {type(exc).__name__}: {exc}\n{how_to_provide(BENCH)}"

@@ -1,7 +1,7 @@
 """The two places where this package reaches into lmms-eval's end of a run (written for 0.7.3).
 
 lmms-eval has no hook after its results table, and it hands an aggregation only its items. So,
-installed by registration.py when the modules are imported, both guarded (a missing name warns
+installed by the harness package when the modules are imported, both guarded (a missing name warns
 and leaves lmms-eval as it is):
 
 * ``evaluator_utils.TaskOutput.calculate_aggregate_metric``: while a task's aggregations run,
@@ -25,7 +25,8 @@ import numbers
 import sys
 from typing import Any
 
-_PATCHED = "_lmms_plugins_harness_patched"
+from . import guard
+
 #: names of this package's metrics whose aggregated value is not a number (kept out of the printed table)
 _NON_NUMBER_METRICS: set[str] = set()
 
@@ -35,19 +36,11 @@ def _ours(fn: Any) -> bool:
 
 
 def _unpatched(owner, name: str, what: str):
-    """``owner.name`` to wrap; None when it is missing (warned) or already wrapped."""
-    original = getattr(owner, name, None)
-    if original is None:
-        from lmms_plugins.registration import _warn
-
-        _warn(f"find {what} (end-of-run lines)")
-        return None
-    return None if getattr(original, _PATCHED, False) else original
+    return guard.unpatched(owner, name, f"{what} (end-of-run lines)")
 
 
 def _install(owner, name: str, wrapper) -> None:
-    setattr(wrapper, _PATCHED, True)
-    setattr(owner, name, wrapper)
+    guard.install(owner, name, wrapper)
 
 
 def patch_evaluator_utils(module) -> None:

@@ -1,0 +1,52 @@
+"""Every contact of this package with lmms-eval's and lm-eval's internals, behind one version check.
+
+The tasks never import this package: they use only what lmms-eval and lm-eval document (YAML
+keys, ``class:`` task classes, hook signatures). What a task cannot reach that way is here, one
+module per contact, each a guarded wrapper (a missing name warns and leaves the harness as it is):
+
+=================  ===========================================  =============================================
+module             what it touches                              why
+=================  ===========================================  =============================================
+discovery.py       ``TaskManager.initialize_tasks``             tasks found with no ``--include_path``
+task_type.py       ``TaskManager._load_individual_task_or_group``  a ``class:`` task built for a chat model as
+                   and ``TaskManager._get_config``              its chat variant (lmms-eval 0.7.3 bug)
+end_of_run.py      ``TaskOutput.calculate_aggregate_metric``,   the task named during aggregation; the table
+                   ``utils.make_table``                         without non-number rows; end-of-run lines
+=================  ===========================================  =============================================
+
+:func:`install` arranges for each patch to run right after its module is imported, and only when
+:func:`guard.supported` finds the release named in :data:`guard.SUPPORTED`; otherwise one warning
+says which contacts are off. Called by the ``lmms_eval.models`` entry point
+(lmms_plugins/registration.py) and, at interpreter start, by the ``.pth`` hook (startup_hook.py).
+"""
+
+from __future__ import annotations
+
+from . import guard
+from .guard import SUPPORTED, HarnessWarning
+
+
+def _lmms_eval_patch(*patches):
+    def run(module) -> None:
+        if guard.supported("lmms_eval"):
+            for patch in patches:
+                patch(module)
+
+    return run
+
+
+def install() -> None:
+    """Idempotent; never raises (lmms-eval's start-up must not break)."""
+    try:
+        from . import discovery, end_of_run, task_type
+        from .on_import import when_imported
+
+        tasks = [task_type.patch] + ([discovery.patch] if discovery.enabled() else [])
+        when_imported("lmms_eval.tasks", _lmms_eval_patch(*tasks))
+        when_imported("lmms_eval.evaluator_utils", _lmms_eval_patch(end_of_run.patch_evaluator_utils))
+        when_imported("lmms_eval.utils", _lmms_eval_patch(end_of_run.patch_utils))
+    except Exception as exc:  # noqa: BLE001
+        guard.warn(f"install its hooks ({exc!r})")
+
+
+__all__ = ["HarnessWarning", "SUPPORTED", "install"]
