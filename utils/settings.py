@@ -145,7 +145,8 @@ def bind(declared: Sequence[Setting], config: dict) -> dict:
     config["metadata"] = meta
     scorer = config.get("process_results")
     if callable(scorer):
-        config["process_results"] = functools.partial(scorer, settings=values)
+        # a plain dict: lmms-eval deep-copies the config (dump_config), which a mappingproxy refuses
+        config["process_results"] = functools.partial(scorer, settings=dict(values))
     return config
 
 

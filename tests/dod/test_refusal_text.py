@@ -99,9 +99,12 @@ def test_reasoning_part_definition():
 
 
 def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, monkeypatch):
+    from lmms_plugins.tasks.dod.settings import SETTINGS
+    from lmms_plugins.utils.settings import bind
+
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "final")
     with pytest.raises(PreflightError, match=f"{ENV_REFUSAL_TEXT} must be one of reasoning, all, got 'final'"):
-        hooks.process_docs(None)  # checked before the dataset is read
+        bind(SETTINGS, {"task": "dod_no_hint", "metadata": {}})  # what the task class does first, while it is built
     monkeypatch.setenv(ENV_REFUSAL_TEXT, "ALL")
     out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})])
     inside = hooks.process_results(docs[CASE], [json.dumps({"text": f"<think>{CONCLUSION}</think>No.", "images": []})])

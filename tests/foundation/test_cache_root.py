@@ -17,7 +17,7 @@ def test_cache_root_order(monkeypatch, tmp_path):
 
 
 def test_judge_and_datasets_caches_follow_the_root(monkeypatch, tmp_path):
-    from lmms_plugins.registration import _with_content_cache
+    from lmms_plugins.utils.local_data import content_cache_kwargs
     from lmms_plugins.utils.judge_client import ENV_BASE_URL, ENV_CACHE, ENV_MODEL, JudgeConfig
 
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "root"))
@@ -28,7 +28,7 @@ def test_judge_and_datasets_caches_follow_the_root(monkeypatch, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     (data / "README.md").write_text("x")
-    kwargs = _with_content_cache({}, str(data), "cwi")
+    kwargs = content_cache_kwargs({}, str(data), "cwi")
     assert Path(kwargs["cache_dir"]).parent == tmp_path / "root" / "datasets" / "cwi"
     # a judge cache named on its own still wins
     monkeypatch.setenv(ENV_CACHE, str(tmp_path / "mine"))

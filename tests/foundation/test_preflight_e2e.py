@@ -41,9 +41,9 @@ def data(tmp_path_factory):
 
 CASES = {
     "grade": ({}, "grade: the judge endpoint LMMS_PLUGINS_JUDGE_BASE_URL={url} refused the key: GET {url}/models answered HTTP 401"),
-    "dod_no_hint": ({"LMMS_PLUGINS_DOD_EDIT_JUDGE": "on"}, "dod with LMMS_PLUGINS_DOD_EDIT_JUDGE=on: the judge endpoint"),
+    "dod_no_hint": ({"LMMS_PLUGINS_DOD_EDIT_JUDGE": "on"}, "dod with edit_judge=on: the judge endpoint"),
     "abacus_add_easy": ({"LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""},
-                        "abacus: the detector 'rfdetr' (LMMS_PLUGINS_ABACUS_DETECTOR) cannot be loaded"),
+                        "abacus: the detector 'rfdetr' (metadata.detector) cannot be loaded"),
 }
 
 

@@ -121,7 +121,7 @@ def test_cwi_rule_and_template_are_checked_while_the_task_is_built(data):
 def test_the_checks_before_the_first_request_are_skipped_when_nothing_is_scored(data, monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")  # judge mode, and no judge configured
     task = build(["dod_no_hint"], "simple")["dod_no_hint"]  # building it asks no judge
-    with pytest.raises(PreflightError, match="dod with LMMS_PLUGINS_DOD_REFUSAL=judge needs an LLM judge"):
+    with pytest.raises(PreflightError, match="dod with refusal_mode=judge needs an LLM judge"):
         task.build_all_requests(rank=0, world_size=1)
     task.override_metric("bypass")  # what lmms-eval's --predict_only does before it builds the requests
     task.build_all_requests(rank=0, world_size=1)
