@@ -24,13 +24,13 @@ GRADE_YAML = Path(__file__).resolve().parents[2] / "tasks" / "grade" / "grade.ya
 def _task(base: str):
     """The grade task as lmms-eval builds a task whose YAML names a class: the class given the YAML config."""
     from lmms_eval import utils
-    from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
     from lmms_plugins import registration
+    from lmms_plugins.tasks.grade.task import GradeChatTask, GradeTask
     from lmms_plugins.utils.scored_ahead import ScoredAhead
 
     registration.register()
-    parent = {"simple": ConfigurableTask, "chat": ConfigurableMessagesTask}[base]
+    parent = {"simple": GradeTask, "chat": GradeChatTask}[base]
     cls = type(f"Grade{base.title()}", (ScoredAhead, parent), {})
     task = cls(config=utils.load_yaml_config(str(GRADE_YAML), mode="full"))
     task.build_all_requests(rank=0, world_size=1)
