@@ -300,11 +300,25 @@ def image_flags(texts: list[str]) -> list[bool | None]:
 
 
 def independent_rows(path: Path) -> list[dict]:
-    """A round-3-style independent set (``response``, ``label`` declined / not_declined, ``language``,
-    ``script``, ``cls``, ``ambiguous``), ambiguous rows skipped."""
-    return [{"id": r["id"], "text": r["response"], "label": r["label"] == "declined",
-             "lang": r["language"] + ("/" + r["script"] if r.get("script") else ""), "style": r["cls"]}
-            for r in C.load_rows([path]) if not r.get("ambiguous")]
+    """An independent round's rows, ambiguous ones skipped. Round 3: ``response``, ``label`` (declined /
+    not_declined), ``language``, ``script``, ``cls``; round 4: ``response``, ``refused`` (bool), ``lang``
+    (code-switched rows: "en-zh"), ``class``."""
+    out = []
+    for r in C.load_rows([path]):
+        if r.get("ambiguous"):
+            continue
+        label = bool(r["refused"]) if "refused" in r else r["label"] == "declined"
+        lang = r.get("language", r.get("lang", "")) + ("/" + r["script"] if r.get("script") else "")
+        out.append({"id": r["id"], "text": r["response"], "label": label, "lang": lang, "style": r.get("cls", r.get("class"))})
+    return out
+
+
+def covered_tag(lang: str) -> bool:
+    """A language tag of a labelled set in the covered languages; a code-switched tag ("en-zh") when all its
+    languages are; a script suffix ("hi/Latn": transliterated) never."""
+    from lmms_plugins.tasks.dod.refusal import COVERED
+
+    return "/" not in lang and all(part in COVERED for part in lang.split("-"))
 
 
 def routing(reading: str, which: str = "r3") -> None:
@@ -312,7 +326,6 @@ def routing(reading: str, which: str = "r3") -> None:
 
     Judge-free: a response whose verdict is ``uncertain`` (not covered, or covered and uncertain) is pending;
     the figure is the accuracy on the decided responses of the covered languages, with the pending share."""
-    from lmms_plugins.tasks.dod.refusal import COVERED
     from lmms_plugins.tasks.dod.refusal import UNCERTAIN
 
     sets = [("round 4", independent_rows(R4))] if which == "r4" else [("round 3", independent_rows(R3)),
@@ -320,7 +333,7 @@ def routing(reading: str, which: str = "r3") -> None:
     for name, rows in sets:
         images = image_flags([r["text"] for r in rows])
         ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
-        own = [lang in COVERED for lang in (r.get("lang", "en") for r in rows)]
+        own = [covered_tag(r.get("lang", "en")) for r in rows]
         covered = [(r, d) for r, d, o in zip(rows, ds, own) if o]
         decided = [(r["label"], bool(d.refused)) for r, d in covered if d.verdict != UNCERTAIN]
         marked = "marks its images" if any(im is not None for im in images) else "does not mark images (image not known)"
@@ -366,12 +379,11 @@ def routing(reading: str, which: str = "r3") -> None:
 
 def abstention(reading: str) -> None:
     """Judge-free coverage (share decided) and accuracy on the decided responses, per labelled set."""
-    from lmms_plugins.tasks.dod.refusal import COVERED
     from lmms_plugins.tasks.dod.refusal import UNCERTAIN
 
     sets = [("frozen", apply_reading(load("frozen"), reading)), ("frozen2", apply_reading(load("frozen2"), reading)),
             ("independent", apply_reading(load("independent"), reading)), ("frozen3", C.load_rows([FROZEN3])),
-            ("round 3 (covered languages)", [r for r in independent_rows(R3) if r["lang"] in COVERED])]
+            ("round 3 (covered languages)", [r for r in independent_rows(R3) if covered_tag(r["lang"])])]
     print("set | responses | decided (coverage) | accuracy on decided | P | R | best answers on all | pending: rules/classifier, image after a conclusion, no image + negation, not covered")
     for name, rows in sets:
         images = image_flags([r["text"] for r in rows])
