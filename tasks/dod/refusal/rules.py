@@ -176,11 +176,11 @@ _TASK_VERBS = (r"(?:reach|get|connect|join|link|satisfy|complete|make|do|draw|so
 _DECLINE_VERB = (r"(?:draw|generat|produc|render|creat|mak|edit|modif|perform|output|return|show|hand|depict|apply|carry\s+out|do|"
                  r"provide|deliver|give|paint|illustrat|fulfil|complet|honou?r|attempt|swap|proceed\s+with|comply\s+with|go\s+(?:ahead\s+)?with)\w*")
 _RESULT_OBJECT = (r"(?:(?:an?|the|this|that|any|such\s+an?|your|my|one|the\s+requested|the\s+asked(?:-for)?)\s+(?:(?:\w+|\w+-\w+)\s+){0,2}?"
-                  r"(?:image|picture|edit|version|photo|change|swap|scene|request|rendering|output|drawing|result|modification|edited\s+image|"
+                  r"(?:image|picture|edit|version|photo|change|swap|scene|request|rendering|output|drawing|result|outcome|modification|edited\s+image|"
                   r"transformation|instruction|task|one|frame|path|route|solution|arrangement|pose)s?\b)")
 _REFERENT_VERB = (r"(?:close|open|swap|move|reposition|lift|raise|lower|turn|rotate|fold|unfold|exchange|replace|remove|recolou?r|paint|"
                   r"stack|place|put|pose|adjust|change|edit|modify|shift|flip|hang|light|extinguish|fill|empty|bend|straighten|melt|freeze|"
-                  r"break|fix|trade|switch)")
+                  r"break|fix|trade|switch|edit|draw|render|depict|retouch)")
 
 _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # "there is no valid path", "there isn't a valid arrangement", "there exist zero valid orderings"
@@ -190,7 +190,8 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         re.I), "noun"),
     # "no path exists", "zero valid orderings remain", "no arrangement puts every chair at a place"
     ("no_solution", re.compile(rf"(?:^|\b(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+|[,;:—–(]\s*)(?:no|zero|not\s+(?:a\s+single|one))\s+{_QUAL}{_NOUNS}\b", re.I), "noun_lead"),
-    ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+{_QUAL}{_NOUNS}\b", re.I), "noun"),
+    ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+(?:{_QUAL}|\w+\s+){_NOUNS}\b", re.I), "noun"),
+    ("no_solution", re.compile(rf"\b(?:(?:this|that|the|your)\s+(?:request|task|edit|maze|puzzle|instruction|problem)|this|it|that)\s+(?:doesn't|does\s+not)\s+(?:really\s+)?have\s+(?:a|any)\s+(?:valid|possible|feasible|correct|workable|consistent|honest|legitimate|sensible|realistic|single)\s+{_NOUNS}\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\bno\s+{_QUAL}{_NOUNS}\s+(?:exists?|is\s+possible|can\s+exist|remains?|works?)\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\b(?:{_NOUNS}|one)\b[^.,;:!?]{{0,40}}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:possibly\s+)?exist\b", re.I), "plain"),
     ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other|feasible|conceivable)\s+)?(?:way|means)\s+(?:to|of|for\s+(?:it|this|the\s+\w+)\s+to)\s+(?:\w+\s+){{0,2}}?(?:{_TASK_VERBS}|be\s+{_PARTICIPLES})", re.I), "plain"),
@@ -254,7 +255,10 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         rf"|(?:^|[.;:—–]\s*)\W*(?:not|no)\s+(?:drawing|generating|editing|producing|rendering|making)\s+(?:this|that|it|one|anything|an?\s+(?:image|picture|edit))\b"
         rf"|\b(?:no|zero)\s+(?:image|edit|picture|drawing|output|rendering)s?\s+(?:from\s+me|this\s+time|for\s+(?:this|that|now)|on\s+this|here)\b"
         rf"|\b(?:returning|return|giving|producing|generating|making)\s+no\s+(?:edit|image|picture|output|drawing)\b"
-        rf"|^\W*declined?\W*(?:[:.—–-]|$)", re.I), "decline_act"),
+        rf"|^\W*declined?\W*(?:[:.—–-]|$)"
+        rf"|\b(?:isn't|is\s+not|aren't|are\s+not)\s+(?:one|something|anything)\s+(?:that\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+(?:\w+\s+)?{_DECLINE_VERB}"
+        rf"|^\W*(?:(?:i'm|i\s+am|we're)\s+)?leaving\s+(?:it|this(?:\s+one)?|that(?:\s+one)?|the\s+\w+)\s+(?:undrawn|unedited|untouched|unchanged|as\s+(?:it\s+)?is)\b"
+        rf"|\b(?:i'll|i\s+will|we'll|i'm\s+going\s+to)\s+(?:just\s+)?stop\s+(?:here|there)\s+(?:rather\s+than|instead\s+of)\s+{_DECLINE_VERB}", re.I), "decline_act"),
     # What is given is not the requested result: "this does not satisfy the request", "not what you asked",
     # "the closest I can do", "a relaxed version", "I dropped the ... condition".
     ("substitute", re.compile(
@@ -272,6 +276,13 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # Nothing to act on: "nothing to close", "no second painting to swap it with", "I have no pose to change".
     ("missing_referent", re.compile(
         rf"\b(?:nothing|no\s+(?!need\b|reason\b|point\b|problem\b|issue\b|doubt\b|way\b|time\b|more\b|further\b|extra\b|other\s+changes\b)(?:\w+\s+){{0,2}}?\w+|(?:isn't|is\s+not|aren't|are\s+not)\s+(?:a|an|any)\s+(?:\w+\s+){{0,2}}?\w+)\s+(?:(?:here|there|left|in\s+(?:the|this)\s+\w+)\s+)?(?:for\s+me\s+)?to\s+{_REFERENT_VERB}\b", re.I), "referent"),
+    # The thing to edit is absent: "I can't age a tree that isn't there", "the request refers to something the
+    # image doesn't contain"
+    ("missing_referent", re.compile(
+        r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not|unable\s+to|no\s+way\s+to)\s+\w+\s+(?:a|an|the|any|someone|something)\s+(?:\w+\s+){0,2}?"
+        r"(?:that|which|who)\s+(?:isn't|is\s+not|aren't|are\s+not|doesn't\s+exist|does\s+not\s+exist|don't\s+exist|do\s+not\s+exist)\b"
+        r"|\b(?:refers?\s+to|asks?\s+(?:for|about)|mentions?|names?)\s+(?:something|someone|an?\s+\w+|things?)\s+(?:that\s+)?(?:the|this|your)\s+"
+        r"(?:image|photo|picture|scene)\s+(?:doesn't|does\s+not)\s+(?:contain|show|have|include)\b", re.I), "referent"),
     # Two states that cannot both hold: "both can't hold in one picture", "both at once isn't something I can draw".
     ("contradiction", re.compile(r"\bboth\b(?:\s+(?:at\s+once|together|of\s+(?:them|those|these)))?\s+(?:can't|cannot|can\s+not|couldn't|won't|isn't|is\s+not|aren't|are\s+not)\s+(?:\w+\s+){0,2}?(?:hold|true|shown|drawn|satisfied|met|happen|coexist|work|fit|possible|something)\b", re.I), "contradiction"),
 ]
@@ -322,28 +333,31 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 # "no_room" and "missing_referent" rules), in the other covered languages.
 _ML_PATTERNS.append(("ml_declines", re.compile(
     # fr
-    r"\bje\s+ne\s+(?:peux|vais|pourrai|pourrais|veux|compte|souhaite)\s+pas\s+(?:\w+\s+)?(?:produire|montrer|dessiner|g[ée]n[ée]rer|cr[ée]er|faire|r[ée]aliser|modifier|[ée]diter|rendre|appliquer|effectuer)\b(?!\s+(?:des|d')\s*images?\b)"
+    r"\bje\s+ne\s+(?:peux|vais|pourrai|pourrais|veux|compte|souhaite)\s+(?:\w+\s+)?pas\s+(?:\w+\s+)?(?:produire|montrer|dessiner|g[ée]n[ée]rer|cr[ée]er|faire|r[ée]aliser|modifier|[ée]diter|rendre|appliquer|effectuer|livrer|fournir|retoucher)\b(?!\s+(?:des|d')\s*(?:images?|animations?|vid[ée]os?)\b)"
     r"|\bje\s+ne\s+(?:g[ée]n[ée]re|produis|dessine|modifie|fais|cr[ée]e|touche)\s+(?:donc\s+)?pas\b|\bje\s+m'abstiens\b|\bje\s+(?:refuse|d[ée]cline)\b(?!\s+(?:pas|de\s+refuser))"
     r"|\bje\s+(?:laisse|rends|renvoie|garde)\s+(?:donc\s+)?(?:l'image|la\s+photo|l'original|le\s+dessin|la\s+sc[èe]ne)(?:\s+\w+){0,2}\s+(?:telle\s+quelle|tel\s+quel|sans\s+(?:aucune\s+)?modification|intacte?|inchang[ée]e?)"
-    r"|\bil\s+n'y\s+a\s+rien\s+à\s+\w+|\bpas\s+de\s+(?:chemin|passage|route|issue|place|solution|sortie)\b|\bla\s+place\s+manque\b|\bil\s+ne\s+reste\s+(?:\w+\s+){0,3}?pas\s+de\s+place\b|\b(?:ne\s+)?(?:tient|tiennent|rentre|rentrent)\s+pas\b"
+    r"|\bil\s+n'y\s+a\s+rien\s+à\s+\w+|^\W*rien\s+à\s+(?:[ée]diter|modifier|retoucher|dessiner|changer|faire)\b|\bpas\s+de\s+(?:chemin|passage|route|issue|place|solution|sortie)\b|\bla\s+place\s+manque\b|\bil\s+ne\s+reste\s+(?:\w+\s+){0,3}?pas\s+de\s+place\b|\b(?:ne\s+)?(?:tient|tiennent|rentre|rentrent)\s+pas\b"
     # es
     r"|\bno\s+(?:voy\s+a|puedo|podr[ée]|pienso|podemos|vamos\s+a)\s+(?:\w+\s+)?(?:generar|hacer|editar|dibujar|producir|crear|mostrar|modificar|aplicar|realizar)\b(?!\s+im[áa]genes)"
     r"|\bno\s+(?:genero|dibujo|edito|hago|modifico|produzco|muestro|toco)\b|\b(?:lo|la)\s+dejo\s+(?:aqu[íi]|as[íi]|como\s+est[áa])\b|\bdejo\s+la\s+(?:imagen|foto)\s+(?:como\s+est[áa]|sin\s+cambios|intacta|tal\s+cual)"
     r"|\bno\s+(?:caben?|encajan?|puede\s+ser)\b|\bno\s+se\s+puede\s*(?:[.,;:!]|$)|\bno\s+hay\s+(?:un[ao]?\s+)?(?:\w+\s+){0,2}?(?:que|para|con\s+(?:el|la)\s+que)\s+(?:mover|cambiar|cerrar|intercambiar|editar|levantar|girar|abrir|quitar|reemplazar)"
-    r"|\bno\s+existe\s+(?:un[ao]?\s+)?(?:\w+\s+)?(?:con\s+(?:el|la)\s+que|que)\s+\w+|\b(?:me\s+)?(?:niego|abstengo)\b|\bno\s+hay\s+(?:sitio|espacio|lugar)\b"
+    r"|\bno\s+existe\s+(?:un[ao]?\s+)?(?:\w+\s+)?(?:con\s+(?:el|la)\s+que|que)\s+\w+|\b(?:me\s+)?(?:niego|abstengo)\b|\bno\s+hay\s+(?:sitio|espacio|lugar)\b|\bno\s+hay\s+(?:nada|nadie|a\s+qui[ée]n)\s+(?:que\s+)?(?:editar|modificar|mover|cambiar|retocar|dibujar)\b"
     # de
     r"|\b(?:erzeuge|zeichne|bearbeite|generiere|erstelle|ändere|mache|liefere|male)\s+ich\s+(?:\w+\s+)?(?:kein(?:e|en)?\s+(?:\w+\s+)?(?:Bild|Bearbeitung|Änderung|Version)|(?:das\s+Bild\s+|es\s+|dies(?:es)?\s+|das\s+)?nicht\b)"
     r"|\bich\s+(?:kann|werde|möchte|will)\s+(?:\w+\s+){0,3}?(?:nicht|kein\w*)\s+(?:\w+\s+)?(?:erzeugen|zeichnen|bearbeiten|generieren|erstellen|umsetzen|darstellen|zeigen|liefern)\b(?!\s+Bilder)"
+    r"|\b(?:ich|wir)\s+(?:erzeuge|zeichne|bearbeite|generiere|erstelle|mache|liefere|male)n?\s+(?:\w+\s+){0,2}?kein(?:e|en)?\s+(?:\w+\s+)?(?:Bild|Bearbeitung|Änderung|Version)\b"
+    r"|^\W*(?:das\s+|so\s+)?geht\s+(?:so\s+)?nicht\W*$|^\W*kein(?:e)?\s+(?:Bild|Bearbeitung)\W*$"
+    r"|\b(?:den|die|das)\s+es\s+(?:hier\s+|dort\s+)?(?:gar\s+)?nicht\s+gibt\b[^.]{0,40}?\bkann\s+ich\s+nicht\b"
     r"|\bich\s+lasse\s+(?:das|die)\s+(?:Bild|Foto|Original|Szene)\s+(?:unverändert|so|wie\s+es\s+ist|unbearbeitet)|\bpass(?:t|en)\s+(?:\w+\s+){0,5}?nicht\b"
     r"|\b(?:Lösung|Weg|Pfad|Route|Anordnung|Möglichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Darstellung|Bild)(?:en|er)?\s+gibt\s+es\s+(?:\w+\s+){0,5}?nicht\b"
     # zh
     r"|我?(?:就|先|暂时|这次)?不(?:生成|画|改|修改|编辑|绘制|出图|做修改|做这个修改|处理|做这张图)(?:了|这张图|图片|图像|任何)?(?=[。！，,.!；;]|$|了)|(?:这次|这张图)(?:我)?(?:就)?不(?:做|画|改)"
-    r"|没有(?:第二|另一|另外)[^，。]{0,6}(?:可以|能)?(?:移动|收起|交换|替换|修改|调整|编辑|挪)|没有(?:可以|能)[^，。]{0,6}的|(?:摆|放|装|容|塞|挤|坐|画)不(?:出|下)|没有(?:空位|空余的?位置|地方|空间)"
+    r"|没有(?:第二|另一|另外)[^，。]{0,6}(?:可以|能)?(?:移动|收起|交换|替换|修改|调整|编辑|挪)|没有(?:可以|能)[^，。]{0,6}的|没有[^，。？?]{1,8}可以(?:修改|编辑|放|改|画|移动|处理|调整)(?=[。！，,.!；;？?]|$)|(?:摆|放|装|容|塞|挤|坐|画)不(?:出|下)|没有(?:空位|空余的?位置|地方|空间)"
     # ja
-    r"|(?:描け|作れ|行え|編集でき|描くことはでき|作ることはでき|表現でき)(?:ません|ない)|(?:作り|描き|生成し|編集し)ません|相手が(?:ありません|ない|いません)|解なし"
+    r"|(?:描け|作れ|行え|編集でき|描くことはでき|作ることはでき|表現でき)(?:ません|ない)|(?:編集|修正|変更|加工|作成|描画)(?:は|も)でき(?:ません|ない)|(?:編集|修正|変更|加工)(?:する)?(?:対象|もの)が(?:ありません|ない)|あり(?:え|得)(?:ない|ません)|(?:作り|描き|生成し|編集し)ません|相手が(?:ありません|ない|いません)|解なし"
     r"|(?:入れ替える|動かす|移動する|替える)[^、。]{0,8}(?:が|は)(?:ありません|ない|いません|いない)"
     # ko
-    r"|(?:만들|그릴|편집할|생성할|보여\s*드릴|바꿀|옮길|표현할|담을)\s*수\s*(?:가\s*)?없|(?:편집|생성|수정|작업|그리기)(?:은|는|를|을)?\s*하지\s*않겠|담기지\s*않"
+    r"|(?:만들|그릴|편집할|생성할|보여\s*드릴|바꿀|옮길|표현할|담을)\s*수\s*(?:가\s*)?없|(?:편집|생성|수정|작업|그리기)(?:은|는|를|을)?\s*하지\s*않겠|(?:만들|그리|생성하|편집하|수정하)지\s*(?:않|못)(?:겠|을게|을\s*거|습니다|아요|어요)|담기지\s*않"
     r"|(?:옮길|바꿀|움직일|교체할)\s*(?:\S+\s+){0,2}?\S*(?:이|가)\s*없",
     re.I), "ml"))
 
@@ -388,7 +402,7 @@ _ML_COMPARATIVE = re.compile(
     r"\b(?:meilleure?s?|plus\s+(?:court|courte|rapide|simple)s?|m[áa]s\s+(?:corto|corta|r[áa]pido|simple)s?|mejor(?:es)?|k[üu]rzere?[nrsm]?|bessere?[nrsm]?|schnellere?[nrsm]?)\b"
     # any comparison with what exists: "plus direct que celui-ci", "más limpia que esta", "kürzer als dieser"
     r"|\b(?:plus|moins|m[áa]s|menos)\s+\w+\s+(?:que|qu')|\b(?:mieux|mejor)\s+que\b|\b\w+er(?:e[nrsm]?)?\s+als\s+(?:dies|der|die|das|den|jene)\w*"
-    r"|更短|更好|更快|更近|更简单|より短い|より良い|より早い|より簡単|더\s*짧은|더\s*나은|더\s*빠른|이보다|これより|比这", re.I)
+    r"|更短|更好|更快|更近|更简单|より短い|より良い|より早い|より簡単|더\s*짧은|더\s*나은|더\s*빠른|이보다|これより|比这|これ以上|それ以上|이\s*이상", re.I)
 # figurative: "un rouge presque impossible", "de un azul imposible", "ein fast unmöglich tiefes Blau"
 _ML_FIGURATIVE_BEFORE = re.compile(
     r"\b(?:presque|quasi|casi|fast|nahezu|beinahe|quasi|几乎|ほとんど)\s*$"
@@ -402,7 +416,7 @@ _ML_NARROWER_AFTER = re.compile(
 _ML_BLOCK_AFTER = re.compile(r"^\s*(?:か[？?]|かもしれ|でしょうか|吗|吧[？?]|\?)|^[^。，,.!?！？]{0,6}(?:かもしれ|可能)", re.I)
 _RETRACT = re.compile(
     r"^(?:wait|hmm+,?\s+wait|actually|no,|no\s+wait|on\s+second\s+thought|on\s+reflection|then\s+again|correction|scratch\s+that|oops|"
-    r"hold\s+on|sorry|never\s*mind|rereading|re-reading|looking\s+again|i\s+misread|i\s+was\s+wrong|my\s+mistake)"
+    r"hold\s+on|sorry(?!\W*$)|never\s*mind|rereading|re-reading|looking\s+again|i\s+misread|i\s+was\s+wrong|my\s+mistake)"
     r"|\b(?:i\s+was\s+wrong|my\s+mistake|i\s+made\s+a\s+mistake|i\s+missed|i\s+misread|misread|overlooked|doable\s+after\s+all|possible\s+after\s+all|solvable\s+after\s+all|feasible\s+after\s+all|there\s+is\s+one\s+after\s+all)\b"
     r"|^(?:there\s+(?:is|'s)\s+(?:one|a\s+(?:valid\s+|legal\s+)?(?:path|route|way|solution)))\b"
     r"|^(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(?:'d|\s+would|\s+might|\s+thought)\b"
@@ -475,6 +489,7 @@ _CAPABILITY = re.compile(
     r"unavailable|not\s+supported|text-only|text\s+only|only\s+(?:describe|output|return|produce|write)\s+text|as\s+a\s+(?:text|language)\s+model|motion\s+blur)\b",
     re.I)
 _CAPABILITY_ML = re.compile(
+    r"\b(?:d'|des\s+|une\s+|l')?animations?\b|\banimaci[óo]n(?:es)?\b|\bAnimation(?:en)?\b|\bvid[ée]os?\b|\bGIFs?\b|动画|视频|アニメーション|動画|애니메이션|동영상|"
     r"(?:이미지|그림|사진)(?:를|을)?\s*(?:생성|출력|만들)(?:할\s*수\s*없|하지\s*못)|"
     r"(?:无法|不能|没法|没办法)(?:直接|在这里|在此)?(?:生成|输出|产生|画出?)(?:图片|图像)|画像を(?:生成|出力)(?:でき|する(?:こと)?ができ)(?:ない|ません)|"
     r"ne\s+(?:peux|puis|pouvons|peut)\s+pas\s+(?:g[ée]n[ée]rer|produire|cr[ée]er|dessiner)\s+(?:des\s+|d'|les\s+)?images?|"
@@ -552,6 +567,10 @@ class _Sentence:
         return bisect.bisect_left(self.sq_open, pos) > bisect.bisect_left(self.sq_close, pos)
 
 
+_NO_REASON = "a refusal without a stated reason (could be for any reason)"
+_YOU_ASKED = re.compile(r"\b((?:the|this|that|an?|your)\s+(?:\w+\s+){0,2}?\w+\s+)(?:that\s+|which\s+)?you\s+(?:asked|requested|wanted)(?:\s+for)?\b", re.I)
+
+
 def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     """'' when an English match counts, else why it does not."""
     sentence, start = s.text, m.start()
@@ -561,18 +580,27 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     if lead:
         start += lead.end()
     prefix = s.clause_prefix(start)
-    cue = _HEDGE.search(prefix)
+    # "the pose you asked for isn't ...": a relative clause naming the request, not reported speech
+    cue = _HEDGE.search(_YOU_ASKED.sub(r"\1", prefix))
     if cue:
         return f"'{cue.group(0)}' before it in the clause (hypothetical, hedged or reported)"
     near = s.near_prefix(start)
     if kind in _ACT_KINDS:  # the pattern holds its own negation: only a negation right before undoes it
         near = " ".join(near.split()[-1:])
     neg = _NEG_NEAR.search(near)
+    if neg and neg.group(0).lower() == "without" and re.search(r"\bwithout\s+\w+ing\b", near, re.I):
+        neg = None  # "without shrinking": a condition on the subject, not a negation of the conclusion
     if neg:
         return f"'{neg.group(0)}' right before it (negated)"
     if s.inside_quotes(start):
         return "inside quotation marks"
     after = sentence[m.end():m.end() + 160]
+    # "impossible not to smile": a double negation says "certainly", about a feeling, not the task
+    if kind in ("adjective", "plain") and re.match(r"\s+(?:for\s+\w+\s+)?not\s+to\b", after, re.I):
+        return "an idiom (impossible not to ...: a double negation)"
+    # "..., I'd have said — but", "impossible, I thought": reported after the match, not concluded
+    if re.match(r"[^.;:!?]{0,40}?,\s*(?:i'd|i\s+would|one\s+would|you'd|you\s+would|i)\s+(?:have\s+)?(?:said|thought|think|assumed|guessed)\b", after, re.I):
+        return "reported right after it (what one would have said), not concluded"
     # "impossible to misread", "no way to get this wrong": the verb right after the match, or ending it
     to_verb = re.match(r"\s+(?:for\s+(?:me|us|you|anyone|the\s+model|it)\s+)?to\s+(\w+(?:\s+\w+){0,2})", after)
     verb = to_verb.group(1) if to_verb else ""
@@ -590,6 +618,10 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         return "about a better or other solution than one that exists (optimality), not that none exists"
     if kind == "adjective" and (_FIGURATIVE_AFTER.match(after) or (_ATTRIBUTIVE_BEFORE.search(prefix) and _NON_TASK_NOUN_AFTER.match(after))):
         return "a figurative use (an impossible angle, an impossible-looking finish), not the task"
+    if kind in ("noun", "noun_lead") and re.search(r"\b(?:other|alternative|second|different|another)\s+(?:\w+\s+)?\w+$", matched, re.I):
+        return "no other solution than one found (uniqueness), not that none exists"
+    if kind in ("noun", "noun_lead") and re.search(r"\b(?:the|a|its|this\s+is\s+the)\s+(?:unique|only|sole|one\s+and\s+only)\s+(?:valid\s+)?(?:solution|path|route|way|answer|arrangement)\b", after, re.I):
+        return "the sentence goes on to the only solution (one exists): a narrower property, not that none exists"
     if kind in ("noun", "noun_lead"):
         if kind in ("noun", "noun_lead") and _PROPERTY_AFTER.match(after):
             return "says something about the items, not that none exists"
@@ -629,7 +661,7 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         # "I can't do that": an ability to do "that", with no reason, could be a refusal for any reason
         clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
         if not _REASON.search(clause):
-            return "a refusal without a stated reason (could be for any reason)"
+            return _NO_REASON
     if kind == "substitute" and re.search(r"\b(?:first|earlier|previous|initial|draft|sketch\s+\d|attempt\s+\d)\b", sentence[max(0, start - 50):start], re.I):
         return "an earlier draft that does not satisfy (a step), not the result"
     if kind == "decline_act" and re.search(r"\bbut\s+(?:here(?:'s|\s+is|\s+it\s+is)|i(?:'ve|\s+have)\s+(?:drawn|made|done|applied|edited)|the\s+(?:edit|image)\s+(?:is|below))", after, re.I):
@@ -641,7 +673,7 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
             return "a refusal because of the model's own tooling, not infeasibility"
         clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
         if not _REASON.search(clause):
-            return "a refusal without a stated reason (could be for any reason)"
+            return _NO_REASON
     if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction", "decline_act") and _CAPABILITY.search(sentence) and re.search(r"\b(?:i|me|my|we)\b", sentence, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", sentence, re.I):
         return "about the model's own capability, not the task"
     if _SAFETY.search(sentence) or _SAFETY_ML.search(sentence):
@@ -679,6 +711,9 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
     after = sentence[m.end():m.end() + 60]
     if re.match(r"\s*(?:à|de|d')\s*(?:mal\s+)?(?:comprendre|rater|manquer|ignorer|confondre|malinterpr|dire|savoir)|\s*de\s+(?:malinterpretar|ignorar|confundir|pasar\s+por\s+alto|decir|saber)|\s*(?:misszuverstehen|zu\s+übersehen|zu\s+sagen)|(?:误解|弄错|看错|忽视)|(?:誤解し|見逃)", after, re.I) or re.search(r"(?:misszuverstehen|zu\s+übersehen)", sentence[m.end():m.end() + 60], re.I):
         return "an idiom"
+    # "Impossible de ne pas craquer", "imposible no sonreír", "unmöglich, nicht zu lächeln": a double negation
+    if re.match(r"\s*(?:,\s*)?(?:de\s+ne\s+pas|d'[ée]viter\s+de|no\s+\w+(?:r|rse)\b|nicht\s+zu)\b", after, re.I):
+        return "an idiom (impossible not to ...: a double negation)"
     if _CAPABILITY_ML.search(sentence) and not re.search(r"矛盾|壁|墙|contradi|mur|pared|Wand", sentence):
         return "about the model's own capability"
     if _SAFETY.search(sentence) or _SAFETY_ML.search(sentence):
@@ -751,6 +786,12 @@ def rule_sentences(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, s
     """Per sentence of ``spans``: (status, rule, kind or why, matched); a fired conclusion that the
     next three sentences retract becomes "rejected"."""
     out = [_sentence_rule(text[a:b]) for a, b in spans]
+    for i in range(1, len(spans)):  # "There is no baby to depict then. I can't generate that.": the reason is the sentence before
+        status, _rule, why, _m = out[i]
+        before = text[spans[i - 1][0]:spans[i - 1][1]]
+        if status == "rejected" and why.endswith(_NO_REASON) and (NEGATION.search(before) or _ANY_CONCLUSION_WORD.search(before)) \
+                and not (_CAPABILITY.search(before) or _SAFETY.search(before) or _HYPOTHETICAL_START.match(before)):
+            out[i] = ("fired", "declines", "decline_act", text[spans[i][0]:spans[i][1]])
     for i in range(len(spans) - 1):  # "Feasible? No."
         if _FEASIBILITY_QUESTION.match(text[spans[i][0]:spans[i][1]]) and _NO_ANSWER.match(text[spans[i + 1][0]:spans[i + 1][1]]):
             out[i + 1] = ("fired", "verdict", "verdict", text[spans[i + 1][0]:spans[i + 1][1]])
