@@ -11,7 +11,7 @@
     (goal: bwrap <= bare + 15 ms) and an analysis script (imports numpy, Pillow, OpenCV; reads a
     PNG; counts components; goal: bwrap <= 1.2 x bare). Medians.
 (b) Loop throughput: --items items (default 100) x 3 rounds through the cwi_code loop
-    (code_hooks.doc_to_text, the real sandbox) and the batched runner (lmms_plugins/agentic_rounds.py),
+    (code_hooks.doc_to_text, the real sandbox) and the batched runner (lmms_plugins/harness/batched_rounds.py),
     with lmms-eval's own ``openai`` chat wrapper (num_concurrent=8) against a loopback
     OpenAI-compatible server that answers every request after a fixed 0.5 s. Rounds 1 and 2 reply
     with code (it hashes image_1.png with the standard library and prints the digest), round 3
@@ -251,7 +251,7 @@ def part_b(args) -> dict:
     from lmms_eval.models.chat.openai import OpenAICompatible
     from lmms_plugins.tasks.cwi.code_hooks import read_response
 
-    from lmms_plugins.agentic_rounds import run_batched
+    from lmms_plugins.harness.batched_rounds import run_batched
 
     n, latency, conc = args.items, 0.5, 8
     server = _loopback_server(latency)
@@ -327,7 +327,7 @@ def part_c(args) -> dict:
     from lmms_plugins.tasks.cwi.rules import score
     from lmms_plugins.tasks.cwi.task_rules import rule_for_task
 
-    from lmms_plugins.agentic_rounds import run_batched
+    from lmms_plugins.harness.batched_rounds import run_batched
     from lmms_plugins.models.cwi_coder import CwiCoder
     from lmms_plugins.models.cwi_solver import answer_doc
 

@@ -3,7 +3,7 @@
     python benchmarks/cwi_code_round_memory.py [--requests 8] [--side 4096] [--images 4]
 
 Every request's code "saves" ``--images`` PNGs of ``--side``² pixels (one colour: about 50 KB
-each at 4096²); the batched runner (lmms_plugins/agentic_rounds.py) drives the real
+each at 4096²); the batched runner (lmms_plugins/harness/batched_rounds.py) drives the real
 ``code_hooks.doc_to_text`` over ``--requests`` requests, 2 rounds each, with a stand-in model
 (reply 1: code, reply 2: an answer) and the sandbox replaced by a stand-in that returns those
 files (this measures the evaluator's side only). Each arm runs in a fresh process; printed: the
@@ -33,7 +33,7 @@ def _arm(bounded: bool, n: int, side: int, k: int) -> float:
     from lmms_plugins.tasks.cwi import code_hooks
     from PIL import Image
 
-    from lmms_plugins import agentic_rounds
+    from lmms_plugins.harness import batched_rounds as agentic_rounds
 
     buf = io.BytesIO()
     Image.new("RGB", (side, side), (30, 60, 90)).save(buf, format="PNG")

@@ -12,6 +12,8 @@ task_type.py       ``TaskManager._load_individual_task_or_group``  a ``class:`` 
                    and ``TaskManager._get_config``              its chat variant (lmms-eval 0.7.3 bug)
 end_of_run.py      ``TaskOutput.calculate_aggregate_metric``,   the task named during aggregation; the table
                    ``utils.make_table``                         without non-number rows; end-of-run lines
+batched_rounds.py  ``evaluator._run_generate_until_agentic``    the rounds of many requests together (a fork,
+                                                                guarded by the SHA-256 of upstream's source)
 =================  ===========================================  =============================================
 
 :func:`install` arranges for each patch to run right after its module is imported, and only when
@@ -35,6 +37,12 @@ def _lmms_eval_patch(*patches):
     return run
 
 
+def _batched_rounds(evaluator) -> None:
+    from .batched_rounds import install  # imported when the evaluator is: no cost at lmms-eval's start
+
+    install(evaluator)
+
+
 def install() -> None:
     """Idempotent; never raises (lmms-eval's start-up must not break)."""
     try:
@@ -45,6 +53,7 @@ def install() -> None:
         when_imported("lmms_eval.tasks", _lmms_eval_patch(*tasks))
         when_imported("lmms_eval.evaluator_utils", _lmms_eval_patch(end_of_run.patch_evaluator_utils))
         when_imported("lmms_eval.utils", _lmms_eval_patch(end_of_run.patch_utils))
+        when_imported("lmms_eval.evaluator", _lmms_eval_patch(_batched_rounds))
     except Exception as exc:  # noqa: BLE001
         guard.warn(f"install its hooks ({exc!r})")
 

@@ -7,14 +7,19 @@ import sys
 
 from .guard import warn
 
+#: modules whose loader carries a patch (it runs when their own code has run)
+_ARMED: set[str] = set()
+
 
 def when_imported(name: str, patch) -> None:
     module = sys.modules.get(name)
+    if name in _ARMED:  # armed before this module started importing: its patch runs when it is done
+        return
     if module is None:  # the usual case in lmms-eval 0.7.3: patch right after it is imported
         if not any(isinstance(f, _PatchOnImport) and f.name == name for f in sys.meta_path):
             sys.meta_path.insert(0, _PatchOnImport(name, patch))
     elif _initialising(module):  # half-imported: it cannot be patched now, nor later by the hook
-        warn(f"patch {name}, which was still being imported")
+        warn(f"patch {name}, which was still being imported (is LMMS_PLUGINS_NO_STARTUP_HOOK set?)")
     else:
         patch(module)
 
@@ -38,6 +43,7 @@ class _PatchOnImport:  # duck-typed finder: importlib.abc costs ~10 ms at interp
             return spec
         real_exec = spec.loader.exec_module
         patch = self.patch
+        _ARMED.add(fullname)
 
         def exec_module(module):
             real_exec(module)

@@ -142,10 +142,7 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None, 
     if round_idx is None:
         from lmms_plugins.utils.sandbox import require
 
-        from lmms_plugins.agentic_rounds import ensure_installed
-
         require()  # no confinement here (and no explicit unconfined): stop before the first request
-        ensure_installed()  # lmms-eval builds first turns before it runs the rounds
         return first_turn(doc, cfg)
     info = dict(previous_round_info or {})
     state = LoopState.from_dict(info["state"]) if isinstance(info.get("state"), Mapping) else LoopState(
@@ -272,6 +269,6 @@ aggregate_execution_errors = aggregation.mean("aggregate_execution_errors", "cwi
 aggregate_timeouts = aggregation.mean("aggregate_timeouts", "cwi_code timeouts")
 aggregate_answered_without_code = aggregation.mean("aggregate_answered_without_code", "cwi_code answered_without_code")
 
-# the batched runner (lmms_plugins/agentic_rounds.py) runs the rounds of every request of a task
+# the batched runner (lmms_plugins/harness/batched_rounds.py) runs the rounds of every request of a task
 # whose doc_to_text carries this mark together; others go through lmms-eval's own runner
 doc_to_text.lmms_plugins_batched_rounds = True

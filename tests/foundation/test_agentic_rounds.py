@@ -1,6 +1,6 @@
 """The batched agentic runner gives exactly what lmms-eval's own runner gives, with one model call
 per round instead of one per request and round; it falls back with a warning when lmms-eval's
-runner is not the one it knows."""
+runner is not the one it forks (the SHA-256 of its source), and the harness installs it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from lmms_plugins import agentic_rounds
+from lmms_plugins.harness import batched_rounds
 
 evaluator = pytest.importorskip("lmms_eval.evaluator")
 
@@ -83,7 +83,7 @@ def test_batched_equals_lmms_evals_runner(is_simple, mode, chunk):
     lm_seq, lm_bat = FakeLM(is_simple), FakeLM(is_simple)
     reqs = _requests(max_steps=3)  # some requests hit lmms-eval's own step limit
     want = _original()(lm_seq, reqs, agentic_trace_mode=mode)
-    got = agentic_rounds.run_batched(lm_bat, reqs, agentic_trace_mode=mode, Instance=evaluator.Instance,
+    got = batched_rounds.run_batched(lm_bat, reqs, agentic_trace_mode=mode, Instance=evaluator.Instance,
                                      unwrap=evaluator.unwrap_generation_output, chunk=chunk)
     assert got == want
     assert any("max_agentic_steps_reached" in r for r in got) and any('"done"' in r for r in got)
@@ -95,14 +95,14 @@ def test_batched_equals_lmms_evals_runner(is_simple, mode, chunk):
 
 
 def test_chunk_size_follows_the_wrappers_concurrency(monkeypatch):
-    monkeypatch.delenv(agentic_rounds.CHUNK_ENV, raising=False)
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 16
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 100) == 32  # local models: 32 per call
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(batch_size=64), 100) == 64  # or their batch
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(), 10) == 10
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8, adaptive_concurrency=True), 100) == 100
-    monkeypatch.setenv(agentic_rounds.CHUNK_ENV, "0")
-    assert agentic_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 100
+    monkeypatch.delenv(batched_rounds.CHUNK_ENV, raising=False)
+    assert batched_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 16
+    assert batched_rounds.chunk_size(types.SimpleNamespace(), 100) == 32  # local models: 32 per call
+    assert batched_rounds.chunk_size(types.SimpleNamespace(batch_size=64), 100) == 64  # or their batch
+    assert batched_rounds.chunk_size(types.SimpleNamespace(), 10) == 10
+    assert batched_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8, adaptive_concurrency=True), 100) == 100
+    monkeypatch.setenv(batched_rounds.CHUNK_ENV, "0")
+    assert batched_rounds.chunk_size(types.SimpleNamespace(num_concurrent=8), 100) == 100
 
 
 def test_installed_runner_batches_only_marked_requests_and_keeps_order():
@@ -110,7 +110,7 @@ def test_installed_runner_batches_only_marked_requests_and_keeps_order():
     want = _original()(FakeLM(True), mixed)
     saved = evaluator._run_generate_until_agentic
     try:
-        agentic_rounds.install(evaluator)
+        batched_rounds.install(evaluator)
         lm = FakeLM(True)
         got = evaluator._run_generate_until_agentic(lm, mixed)
     finally:
@@ -125,8 +125,8 @@ def test_an_unknown_runner_is_left_alone_with_a_warning():
 
     module = types.SimpleNamespace(_run_generate_until_agentic=_run_generate_until_agentic,
                                    Instance=object, unwrap_generation_output=lambda x: (x, None))
-    with pytest.warns(agentic_rounds.RoundsWarning, match="differs"):
-        assert agentic_rounds.install(module) is False
+    with pytest.warns(batched_rounds.RoundsWarning, match="differs"):
+        assert batched_rounds.install(module) is False
     assert module._run_generate_until_agentic is _run_generate_until_agentic
 
 
@@ -171,10 +171,37 @@ def test_images_held_follow_the_concurrency_not_the_number_of_requests():
         reqs.append(evaluator.Instance(request_type="generate_until_agentic", arguments=args, idx=0,
                                        metadata={"task": "t", "doc_id": i, "repeats": 1}))
     lm = CountingLM(n)
-    got = agentic_rounds.run_batched(lm, reqs, Instance=evaluator.Instance, unwrap=evaluator.unwrap_generation_output,
+    got = batched_rounds.run_batched(lm, reqs, Instance=evaluator.Instance, unwrap=evaluator.unwrap_generation_output,
                                      chunk=3, in_flight=6, workers=4)
     assert got == [f"done {i}" for i in range(n)]
     assert sum(lm.calls) == 3 * n and max(lm.calls) <= 3
     # 6 requests under way, each holding its last round's 2 images (and, while its next round is
     # built, the new ones): never all 40 requests' images at once
     assert 0 < lm.peak <= 6 * 2 * 2 and Held.live == 0
+
+
+def test_the_fork_follows_lmms_evals_own_runner():
+    """batched_rounds.py restates lmms-eval 0.7.3's runner: any change to it upstream fails here, so
+    the fork is re-read (then update UPSTREAM_SHA256)."""
+    assert batched_rounds.fingerprint(_original()) == batched_rounds.UPSTREAM_SHA256
+
+
+def test_a_changed_runner_with_the_same_signature_is_left_alone():
+    def _run_generate_until_agentic(lm, requests, agentic_trace_mode="basic", response_cache=None):
+        return []  # the same parameters, another body
+
+    module = types.SimpleNamespace(_run_generate_until_agentic=_run_generate_until_agentic,
+                                   Instance=object, unwrap_generation_output=lambda x: (x, None))
+    with pytest.warns(batched_rounds.RoundsWarning, match="differs"):
+        assert batched_rounds.install(module) is False
+    assert module._run_generate_until_agentic is _run_generate_until_agentic
+
+
+def test_the_harness_installs_it_when_lmms_evals_evaluator_is_imported():
+    import subprocess
+    import sys
+
+    code = ("import lmms_eval.evaluator as e; from lmms_plugins.harness.batched_rounds import run_batched;"
+            "print('PATCHED', getattr(e._run_generate_until_agentic, '_lmms_plugins_patched', False))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "PATCHED True" in proc.stdout, proc.stderr[-3000:]

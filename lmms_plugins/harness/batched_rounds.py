@@ -11,14 +11,17 @@ model's code is executed) run in a thread pool, overlapping the model calls of t
 At most 2 chunks of requests are under way at once (:func:`run_batched`): a round's images and
 state are held by those only, so memory follows the concurrency, not the number of requests.
 
+It is a fork of lmms-eval's function, so it is guarded by that function's source: :func:`install`
+replaces ``evaluator._run_generate_until_agentic`` only when the SHA-256 of its source is
+:data:`UPSTREAM_SHA256` (the 0.7.3 function this module follows line for line), else it warns and
+lmms-eval's own runner stays; a test fails on any change upstream, so the fork is re-read then.
 Only requests whose ``doc_to_text`` carries ``lmms_plugins_batched_rounds = True`` are batched;
-every other agentic request goes to lmms-eval's own runner, unchanged. :func:`install` replaces the
-module attribute only when it finds the function it expects (checked by signature), else warns
-and leaves lmms-eval's runner in place. ``LMMS_PLUGINS_SEQUENTIAL_ROUNDS=1`` switches it off.
+every other agentic request goes to lmms-eval's own runner, unchanged.
+``LMMS_PLUGINS_SEQUENTIAL_ROUNDS=1`` switches it off.
 
-When: the marked tasks' ``doc_to_text`` calls :func:`ensure_installed` while lmms-eval builds
-their first turn, which ``evaluate`` does before it looks the runner up. The plugin's entry point
-cannot do it: lmms-eval loads entry points while ``lmms_eval.evaluator`` is still half-imported.
+When: the harness package (lmms_plugins/harness/__init__.py) installs it right after
+``lmms_eval.evaluator`` is imported (the ``.pth`` start-up hook arms it when ``lmms_eval`` is
+imported, before the evaluator: the entry point alone runs while the evaluator is half-imported).
 
 Results equal the sequential runner's whenever the model answers a request the same whether it
 comes alone or in a list (API models; local models with batch-dependent padding may differ in
@@ -28,6 +31,7 @@ the last digits of their logits, as they do for any batched task).
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
 import json
 import os
@@ -38,17 +42,28 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from .guard import HarnessWarning
+
 MARK = "lmms_plugins_batched_rounds"
 SEQUENTIAL_ENV = "LMMS_PLUGINS_SEQUENTIAL_ROUNDS"
 WORKERS_ENV = "LMMS_PLUGINS_ROUND_WORKERS"  # threads for one round's doc_to_text calls
 CHUNK_ENV = "LMMS_PLUGINS_ROUND_CHUNK"  # requests per model call (0: every request in one call)
 IN_FLIGHT_ENV = "LMMS_PLUGINS_ROUND_IN_FLIGHT"  # requests under way at once (default: 2 x the chunk)
-_EXPECTED_PARAMS = ["lm", "requests", "agentic_trace_mode", "response_cache"]
+#: SHA-256 of ``inspect.getsource`` of lmms-eval 0.7.3's ``evaluator._run_generate_until_agentic``
+UPSTREAM_SHA256 = "a05b9b712f7b386d2bff4987063a6ca09cbefbd442c4e526798504f5664eb70c"
 _PATCHED = "_lmms_plugins_patched"
 
 
-class RoundsWarning(UserWarning):
-    """lmms-eval's agentic runner is not what this module expects; its own runner is used."""
+class RoundsWarning(HarnessWarning):
+    """lmms-eval's agentic runner is not the one this module forks; its own runner is used."""
+
+
+def fingerprint(fn) -> str | None:
+    """SHA-256 of ``fn``'s source (None when it cannot be read)."""
+    try:
+        return hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()
+    except (OSError, TypeError):
+        return None
 
 
 def is_batched(req) -> bool:
@@ -61,26 +76,6 @@ def is_batched(req) -> bool:
     return bool(getattr(fn, MARK, False))
 
 
-_install_tried = False
-
-
-def ensure_installed() -> None:
-    """Install the batched runner once, as soon as lmms-eval's evaluator is fully imported."""
-    global _install_tried
-    if _install_tried:
-        return
-    import sys
-
-    evaluator = sys.modules.get("lmms_eval.evaluator")
-    if evaluator is None or getattr(getattr(evaluator, "__spec__", None), "_initializing", False):
-        return  # not used through lmms-eval (yet): nothing to patch
-    _install_tried = True
-    try:
-        install(evaluator)
-    except Exception as exc:  # noqa: BLE001 - lmms-eval's own runner still works
-        warnings.warn(f"lmms-plugins: could not install the batched agentic runner ({exc!r})", RoundsWarning, stacklevel=2)
-
-
 def install(evaluator) -> bool:
     """Replace ``evaluator._run_generate_until_agentic`` by the batched runner (guarded)."""
     original = getattr(evaluator, "_run_generate_until_agentic", None)
@@ -90,11 +85,10 @@ def install(evaluator) -> bool:
                           "as lmms-eval runs them", RoundsWarning, stacklevel=2)
         return False
     missing = [n for n in ("Instance", "unwrap_generation_output") if not hasattr(evaluator, n)]
-    params = list(inspect.signature(original).parameters)
-    if missing or params != _EXPECTED_PARAMS:
-        warnings.warn(f"lmms-plugins: lmms-eval's agentic runner differs from the one this package knows "
-                      f"(parameters {params}, missing {missing}); rounds run one request at a time",
-                      RoundsWarning, stacklevel=2)
+    if missing or fingerprint(original) != UPSTREAM_SHA256:
+        warnings.warn(f"lmms-plugins: lmms-eval's agentic runner differs from the one this package forks "
+                      f"(source fingerprint {fingerprint(original)}, missing {missing}); rounds run one request "
+                      "at a time", RoundsWarning, stacklevel=2)
         return False
 
     def _run_generate_until_agentic(lm, requests, agentic_trace_mode="basic", response_cache=None):
