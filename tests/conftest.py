@@ -56,9 +56,13 @@ def run_lmms_eval_cli(
     extra_args: list[str] | tuple = (),
     log_samples: bool = True,
     timeout: float = 900,
+    fork: bool = True,
 ) -> dict:
-    """Run the real `lmms-eval` CLI in a subprocess, offline, and return its results JSON.
+    """Run the real `lmms-eval` CLI, offline, and return its results JSON.
 
+    ``fork`` (the default): in a fork of a server that imported torch & co. once (``cli_fork``,
+    same argv, environment, folder and streams as the console script); ``fork=False`` or
+    ``LMMS_PLUGINS_TESTS_CLI=subprocess``: the console script in a new subprocess.
     The CLI exits 0 even when the run failed, so success is judged by the results file: when
     none is written the assertion error carries the tail of the CLI's output.
     """
@@ -75,14 +79,20 @@ def run_lmms_eval_cli(
     # the run's caches (datasets, judge replies) in its own folder, as HF_HOME is
     full_env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out_dir / ".hf_home"),
                 "LMMS_PLUGINS_CACHE_DIR": str(out_dir / ".cache"), **(env or {})}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=out_dir)
+    if fork and os.environ.get("LMMS_PLUGINS_TESTS_CLI", "fork") != "subprocess":
+        from cli_fork import run_cli
+
+        code, stdout, stderr = run_cli(cmd, env=full_env, cwd=out_dir, timeout=timeout, offline_env=OFFLINE_ENV)
+    else:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=out_dir)
+        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     try:
         results = read_results(out_dir)
     except FileNotFoundError:
-        tail = (proc.stdout[-4000:] + "\n--- stderr ---\n" + proc.stderr[-6000:])
-        raise AssertionError(f"lmms-eval wrote no results (exit {proc.returncode}): {' '.join(cmd)}\n{tail}") from None
-    results["_stdout"] = proc.stdout
-    results["_stderr"] = proc.stderr
+        tail = (stdout[-4000:] + "\n--- stderr ---\n" + stderr[-6000:])
+        raise AssertionError(f"lmms-eval wrote no results (exit {code}): {' '.join(cmd)}\n{tail}") from None
+    results["_stdout"] = stdout
+    results["_stderr"] = stderr
     return results
 
 
