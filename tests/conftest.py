@@ -45,6 +45,24 @@ def read_results(out_dir: Path) -> dict:
     return results
 
 
+def lmms_eval_process(cmd: list, *, env: dict, cwd: Path, timeout: float, fork: bool = True) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True, ...)`` for an ``lmms-eval`` command line.
+
+    ``fork`` (the default): in a fork of a server that imported torch & co. once (``cli_fork``:
+    same argv, environment, folder, streams and exit status as the console script); ``fork=False``
+    or ``LMMS_PLUGINS_TESTS_CLI=subprocess``: the console script in a new subprocess. A run whose
+    ``PYTHONPATH`` differs from this process's gets a subprocess too (only a new interpreter reads it:
+    a fake package, a ``sitecustomize``).
+    """
+    own_path = env.get("PYTHONPATH", "") == os.environ.get("PYTHONPATH", "")
+    if fork and own_path and os.environ.get("LMMS_PLUGINS_TESTS_CLI", "fork") != "subprocess":
+        from cli_fork import run_cli
+
+        code, out, err = run_cli(cmd, env=env, cwd=cwd, timeout=timeout, offline_env=OFFLINE_ENV)
+        return subprocess.CompletedProcess(cmd, code, out, err)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
+
+
 def run_lmms_eval_cli(
     tasks: str,
     model: str,
@@ -58,11 +76,8 @@ def run_lmms_eval_cli(
     timeout: float = 900,
     fork: bool = True,
 ) -> dict:
-    """Run the real `lmms-eval` CLI, offline, and return its results JSON.
+    """Run the real `lmms-eval` CLI (``lmms_eval_process``), offline, and return its results JSON.
 
-    ``fork`` (the default): in a fork of a server that imported torch & co. once (``cli_fork``,
-    same argv, environment, folder and streams as the console script); ``fork=False`` or
-    ``LMMS_PLUGINS_TESTS_CLI=subprocess``: the console script in a new subprocess.
     The CLI exits 0 even when the run failed, so success is judged by the results file: when
     none is written the assertion error carries the tail of the CLI's output.
     """
@@ -79,13 +94,8 @@ def run_lmms_eval_cli(
     # the run's caches (datasets, judge replies) in its own folder, as HF_HOME is
     full_env = {**os.environ, **OFFLINE_ENV, "HF_HOME": str(out_dir / ".hf_home"),
                 "LMMS_PLUGINS_CACHE_DIR": str(out_dir / ".cache"), **(env or {})}
-    if fork and os.environ.get("LMMS_PLUGINS_TESTS_CLI", "fork") != "subprocess":
-        from cli_fork import run_cli
-
-        code, stdout, stderr = run_cli(cmd, env=full_env, cwd=out_dir, timeout=timeout, offline_env=OFFLINE_ENV)
-    else:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=out_dir)
-        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    proc = lmms_eval_process(cmd, env=full_env, cwd=out_dir, timeout=timeout, fork=fork)
+    code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     try:
         results = read_results(out_dir)
     except FileNotFoundError:

@@ -27,7 +27,7 @@ for folder in (TESTS, TESTS / "dod", TESTS / "grade"):
 
 import dod_fixtures  # noqa: E402
 import grade_fixtures  # noqa: E402
-from conftest import lmms_eval_executable  # noqa: E402
+from conftest import lmms_eval_executable, lmms_eval_process  # noqa: E402
 from judge_server import FakeJudgeServer, Reply, message_text  # noqa: E402
 
 from lmms_plugins.demo import OFFLINE_ENV  # noqa: E402
@@ -160,7 +160,7 @@ def test_grade_without_a_judge_stops_before_the_first_request(tmp_path, data):
                "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}
         cmd = [lmms_eval_executable(), "--model", "openai", "--model_args", model_args(model.base_url),
                "--tasks", "grade", "--output_path", str(out), "--batch_size", "1"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=out)
+        proc = lmms_eval_process(cmd, env=env, cwd=out, timeout=600)
         assert model.calls == 0 and model.get_paths == []
     log = proc.stdout + proc.stderr
     assert "grade needs an LLM judge (or a verdict file in LMMS_PLUGINS_GRADE_VERDICTS)" in log

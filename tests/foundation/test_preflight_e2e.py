@@ -19,7 +19,7 @@ for folder in (TESTS, TESTS / "dod", TESTS / "grade", TESTS / "foundation"):
 
 import dod_fixtures  # noqa: E402
 import grade_fixtures  # noqa: E402
-from conftest import lmms_eval_executable  # noqa: E402
+from conftest import lmms_eval_executable, lmms_eval_process  # noqa: E402
 from judge_server import RawServer, http_reply  # noqa: E402
 
 from lmms_plugins.demo import OFFLINE_ENV  # noqa: E402
@@ -63,7 +63,7 @@ def test_the_last_line_is_the_preflights_message(tmp_path, data, task):
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(out), env.get("PYTHONPATH", "")]))
         cmd = [lmms_eval_executable(), "--model", "replay", "--model_args", f"images={out}", "--tasks", task,
                "--output_path", str(out), "--batch_size", "1"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=out)
+        proc = lmms_eval_process(cmd, env=env, cwd=out, timeout=600)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert lines[-1].startswith(expected.format(url=url)) and lines[-1].endswith("(to run anyway, set LMMS_PLUGINS_PREFLIGHT=off)") \
