@@ -130,6 +130,50 @@ def test_parallel_executions_are_independent(backend):
         assert r.stdout == f"item{i} ['id.txt']\n"
 
 
+def test_each_execution_is_in_a_cgroup_of_its_own_and_the_evaluator_is_not():
+    """The processes of each execution are in its own cgroup (cgroup v1: born there, the thread
+    that starts bwrap enters it for that moment and goes back); no evaluator thread stays."""
+    from lmms_plugins.utils.sandbox import cgroup
+
+    version, parents = cgroup._parents()
+    if not version:
+        pytest.skip("no writable cgroup with the memory controller here")
+    mem = parents["memory"]
+    mine = f"lmms_sandbox_{os.getpid()}_"
+
+    def one(i):
+        r = run_python("import time\ntime.sleep(3)\nprint('done')", {}, Limits(wall_s=30))
+        with open("/proc/thread-self/cgroup") as f:
+            return r, f.read()
+
+    with open("/proc/thread-self/cgroup") as f:
+        before = f.read()
+    with ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(one, i) for i in range(4)]
+        deadline, held = time.monotonic() + 25, {}
+        while time.monotonic() < deadline and not (len(held) == 4 and all(held.values())):
+            held = {}
+            for g in os.listdir(mem):
+                if g.startswith(mine):
+                    try:
+                        with open(os.path.join(mem, g, "cgroup.procs")) as f:
+                            held[g] = f.read().split()
+                    except OSError:
+                        pass  # just removed
+            time.sleep(0.05)
+        evaluator = set(os.listdir("/proc/self/task"))
+        for g in held:  # (the groups exist while their executions run: read their threads now)
+            with open(os.path.join(mem, g, "tasks")) as f:
+                assert not evaluator & set(f.read().split()), g
+        results = [f.result() for f in futures]
+    assert len(held) == 4 and all(len(p) >= 2 for p in held.values()), held  # bwrap and its pid 1, at least
+    assert len({pid for p in held.values() for pid in p}) == sum(map(len, held.values()))  # no process in two
+    for r, after in results:
+        assert r.status == "ok" and r.stdout == "done\n", r
+        assert after == before  # the worker thread is back where it was
+    assert not [g for g in os.listdir(mem) if g.startswith(mine)]  # all removed
+
+
 # --- hostile programs --------------------------------------------------------------------------
 
 

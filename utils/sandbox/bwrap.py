@@ -29,6 +29,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Mapping
+from contextlib import nullcontext
 from functools import lru_cache
 
 from . import cgroup
@@ -264,9 +265,10 @@ class Bwrap(Provider):
         tmpfs: list[int] = []
         try:
             try:
-                proc = subprocess.Popen(argv, cwd="/", env=env("/tmp", "/tmp/.cache", view().site_dir), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=tuple(fds.values()),
-                                        start_new_session=True)
+                with group.spawning() if group is not None else nullcontext():
+                    proc = subprocess.Popen(argv, cwd="/", env=env("/tmp", "/tmp/.cache", view().site_dir),
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            pass_fds=tuple(fds.values()), start_new_session=True)
             except OSError as e:
                 raise SandboxStartError(f"could not start bwrap: {e}") from None
             finally:
@@ -275,9 +277,7 @@ class Bwrap(Provider):
             deadline = time.monotonic() + SETUP_TIMEOUT_S
             try:
                 if group is not None:
-                    # while bwrap sets up: moving a first process into a cgroup waits for an RCU
-                    # grace period (about 10 ms here), the next ones soon after do not
-                    group.attach([proc.pid])
+                    group.adopt([proc.pid])  # (cgroup v2: moved while bwrap sets up)
                 pid = int(_read_info(info_r, proc, deadline)["child-pid"])
                 # it waits on --block-fd until this process lets it go: it is this pid still
                 child = os.pidfd_open(pid)
@@ -288,7 +288,7 @@ class Bwrap(Provider):
                 for res, lim in rlimits(limits).items():
                     resource.prlimit(pid, res, lim)
                 if group is not None:
-                    group.attach([pid])  # (cloned before bwrap was moved, perhaps)
+                    group.adopt([pid])  # (cgroup v2: perhaps cloned before bwrap was moved)
                 inputs = write_inputs(scratch, files)
                 os.write(block_w, b"x")
             except (SandboxStartError, OSError, KeyError, ValueError) as e:

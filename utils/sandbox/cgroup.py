@@ -6,8 +6,9 @@ controller to its children (``cgroup.subtree_control``) and is writable: ``memor
 project runs CI on): a child in the ``memory`` hierarchy (``memory.limit_in_bytes``, and
 ``memory.memsw.limit_in_bytes`` where swap is accounted) and in the ``pids`` hierarchy, when
 writable (as root). Both count every page the execution's processes touch, tmpfs, shared memory
-and memfd included. Elsewhere :func:`new` returns None and only the per-process rlimits apply
-(the README states the bound that gives).
+and memfd included. The execution's processes are born in it (v1: the thread that starts bwrap
+enters it for that moment) or moved into it while bwrap sets up (v2). Elsewhere :func:`new`
+returns None and only the per-process rlimits apply (the README states the bound that gives).
 """
 
 from __future__ import annotations
@@ -15,11 +16,27 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 from .limits import Limits
 
 _FS = "/sys/fs/cgroup"
+
+
+def _own_groups() -> dict[str, str]:
+    """{v1 controller: cgroup path} of this thread."""
+    with open("/proc/thread-self/cgroup") as f:
+        return {ctl: path for ln in f if ln.count(":") >= 2
+                for _, ctls, path in [ln.rstrip("\n").split(":", 2)] for ctl in ctls.split(",") if ctl}
+
+
+def _groups_of(pid: int) -> dict[str, str]:
+    """{v1 controller: cgroup folder} of a process."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        return {ctl: os.path.join(_FS, ctl, path.lstrip("/")) for ln in f if ln.count(":") >= 2
+                for _, ctls, path in [ln.rstrip("\n").split(":", 2)] for ctl in ctls.split(",") if ctl}
 
 
 @lru_cache(maxsize=1)
@@ -68,10 +85,36 @@ class Group:
         self.version, self.dirs = version, dirs
         self.pids = pids  # its pids.max bounds the processes
 
-    def attach(self, pids: list[int]) -> None:
-        for d in dict.fromkeys(self.dirs.values()):
+    @contextmanager
+    def spawning(self) -> Iterator[None]:
+        """cgroup v1: this thread inside the group meanwhile, so that the processes it starts are
+        born in it. Moving a process (``cgroup.procs``) takes a global lock whose first taking
+        waits for an RCU grace period (about 10 ms here); a thread moving itself (``0`` into
+        ``tasks``) does not. cgroup v2 (no thread moves outside threaded groups): nothing here,
+        :meth:`adopt` moves them."""
+        if self.version != "v1":
+            yield
+            return
+        back = _own_groups()
+        try:
+            for ctl, d in self.dirs.items():
+                _write(os.path.join(d, "tasks"), "0")
+            yield
+        finally:
+            for ctl in self.dirs:
+                _write(os.path.join(_FS, ctl, back[ctl].lstrip("/"), "tasks"), "0")
+
+    def adopt(self, pids: list[int]) -> None:
+        """Make sure ``pids`` are in the group: cgroup v1, born in it (:meth:`spawning`), checked;
+        cgroup v2, moved."""
+        if self.version == "v1":
             for pid in pids:
-                _write(os.path.join(d, "cgroup.procs"), str(pid))
+                now = _groups_of(pid)
+                if any(now.get(ctl) != d for ctl, d in self.dirs.items()):
+                    raise OSError(f"process {pid} is not in its cgroup")
+            return
+        for pid in pids:
+            _write(os.path.join(self.dirs["memory"], "cgroup.procs"), str(pid))
 
     def exceeded(self) -> bool:
         """The kernel killed a process of the execution for the memory limit."""
