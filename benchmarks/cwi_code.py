@@ -3,13 +3,16 @@
     python benchmarks/cwi_code.py --part a [--n 20]
     python benchmarks/cwi_code.py --part all
 
-(a) Sandbox overhead, three arms alternating in one run, each n times: the bare interpreter
-    (``python -I -B script.py`` in a folder holding the image), the bubblewrap sandbox
-    (``run_python``, the same interpreter with the same flags) and the backend this replaced (the
-    namespace container of commit 88032fa, loaded from git into a temporary folder; its own
-    flags, ``-I -S`` and a bootstrap, are fixed in its code). Two scripts: one that only prints
-    (goal: bwrap <= bare + 15 ms) and an analysis script (imports numpy, Pillow, OpenCV; reads a
-    PNG; counts components; goal: bwrap <= 1.2 x bare). Medians.
+(a) Sandbox overhead, four arms alternating in one run, each n times: the bare interpreter
+    (``python -S -s -P -B main.py`` in a folder holding the image), the floor (the same command
+    under ``bwrap`` with every namespace the sandbox unshares and nothing else: bubblewrap's own
+    cost here, now), the bubblewrap sandbox (``run_python``, the same interpreter with the same
+    flags) and the backend this replaced (the namespace container of commit 88032fa, loaded from
+    git into a temporary folder; its own flags, ``-I -S`` and a bootstrap, are fixed in its code).
+    Two scripts: one that only prints (goal: bwrap <= bare + 15 ms) and an analysis script
+    (imports numpy, Pillow, OpenCV; reads a PNG; counts components; goal: bwrap <= 1.2 x bare).
+    Medians, and the load average: on a shared machine every process hand-off waits for a CPU,
+    and the sandbox has more of them than the bare interpreter.
 (b) Loop throughput: --items items (default 100) x 3 rounds through the cwi_code loop
     (code_hooks.doc_to_text, the real sandbox) and the batched runner (lmms_plugins/harness/batched_rounds.py),
     with lmms-eval's own ``openai`` chat wrapper (num_concurrent=8) against a loopback
@@ -92,6 +95,14 @@ def _old_backend(folder: str):
         sys.path.remove(folder)
 
 
+def _env(folder: str) -> dict:
+    """The sandbox's environment variables (one thread per library, ...), with PYTHONPATH the
+    evaluator's site-packages."""
+    from lmms_plugins.utils.sandbox.environment import env
+
+    return env(folder, os.path.join(folder, ".cache"), os.pathsep.join(site.getsitepackages()))
+
+
 def _bare(code: str, folder: str) -> tuple[float, str]:
     """The interpreter the sandbox runs, with its flags, without the sandbox; PYTHONPATH the
     evaluator's site-packages (the same package files the sandbox binds; without the site module
@@ -103,10 +114,29 @@ def _bare(code: str, folder: str) -> tuple[float, str]:
         f.write(code)
     t = time.perf_counter()
     p = subprocess.run([view().python, *PYTHON_FLAGS, "main.py"], check=False, cwd=folder, capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(site.getsitepackages())})
+                       stdin=subprocess.DEVNULL, env=_env(folder))
     dt = time.perf_counter() - t
     if p.returncode != 0:
         raise RuntimeError(f"bare run failed: {p.stderr[-500:]}")
+    return dt, p.stdout
+
+
+def _floor(code: str, folder: str) -> tuple[float, str]:
+    """bubblewrap's own fixed cost: the bare arm's command under ``bwrap`` with every namespace
+    the sandbox unshares and nothing else (the host's root read-only, /proc and /dev of its own;
+    no allow-list, seccomp, rlimits, cgroup, tmpfs or hand-shake)."""
+    from lmms_plugins.utils.sandbox.bwrap import PYTHON_FLAGS, find_bwrap
+    from lmms_plugins.utils.sandbox.view import view
+
+    argv = [find_bwrap()[0], "--unshare-all", "--unshare-user", "--unshare-cgroup", "--new-session", "--die-with-parent",
+            "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--chdir", folder,
+            "--", view().python, *PYTHON_FLAGS, "main.py"]
+    t = time.perf_counter()
+    p = subprocess.run(argv, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       env=_env(folder))
+    dt = time.perf_counter() - t
+    if p.returncode != 0:
+        raise RuntimeError(f"floor run failed: {p.stderr[-500:]}")
     return dt, p.stdout
 
 
@@ -128,6 +158,7 @@ def part_a(n: int) -> dict:
     with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as old_dir:
         old = _old_backend(old_dir)
         arms = {"bare": lambda code: _bare(code, folder),
+                "floor": lambda code: _floor(code, folder),
                 "bwrap": lambda code: _boxed(sandbox.run_python, sandbox.Limits, code, {"image.png": png})}
         if old is not None:
             arms["old"] = lambda code: _boxed(old.run_python, old.Limits, code, {"image.png": png})
@@ -149,12 +180,14 @@ def part_a(n: int) -> dict:
             out[label] = {f"{arm}_median_ms": round(m * 1000, 1) for arm, m in med.items()}
             out[label].update({f"{arm}_ratio": round(m / med["bare"], 3) for arm, m in med.items() if arm != "bare"})
             out[label].update({f"{arm}_overhead_ms": round((m - med["bare"]) * 1000, 1) for arm, m in med.items() if arm != "bare"})
-    print(f"(a) sandbox overhead, n={n} alternating runs of each arm (bare: python {' '.join(_flags())}; "
-          f"old: {out.get('old_backend', 'not available')})")
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    print(f"(a) sandbox overhead, n={n} alternating runs of each arm (bare: python {' '.join(_flags())}; floor: the same "
+          f"in bwrap with every namespace and nothing else; old: {out.get('old_backend', 'not available')}); "
+          f"load average {out['load_average'][0]} on {os.cpu_count()} CPUs")
     for label in ("analysis", "print_only"):
         r = out[label]
         line = f"    {label:10s} bare {r['bare_median_ms']:7.1f} ms"
-        for arm in ("bwrap", "old"):
+        for arm in ("floor", "bwrap", "old"):
             if f"{arm}_median_ms" in r:
                 line += f"   {arm} {r[f'{arm}_median_ms']:7.1f} ms ({r[f'{arm}_ratio']:.2f}x, +{r[f'{arm}_overhead_ms']:.1f} ms)"
         print(line)
