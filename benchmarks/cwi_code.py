@@ -11,8 +11,10 @@
     git into a temporary folder; its own flags, ``-I -S`` and a bootstrap, are fixed in its code).
     Two scripts: one that only prints (goal: bwrap <= bare + 15 ms) and an analysis script
     (imports numpy, Pillow, OpenCV; reads a PNG; counts components; goal: bwrap <= 1.2 x bare).
-    Medians, and the load average: on a shared machine every process hand-off waits for a CPU,
-    and the sandbox has more of them than the bare interpreter.
+    Each round runs every arm once, in turn in each place; reported: each arm's median, and the
+    median over rounds of its time against the bare run of the same round (ratio, overhead), which
+    the machine's drifting load moves less; and the load average: on a shared machine every process
+    hand-off waits for a CPU, and the sandbox has more of them than the bare interpreter.
 (b) Loop throughput: --items items (default 100) x 3 rounds through the cwi_code loop
     (code_hooks.doc_to_text, the real sandbox) and the batched runner (lmms_plugins/harness/batched_rounds.py),
     with lmms-eval's own ``openai`` chat wrapper (num_concurrent=8) against a loopback
@@ -171,15 +173,19 @@ def part_a(n: int) -> dict:
             outputs: dict = {}
             for fn in arms.values():
                 fn(code)  # warm the page cache
-            for _ in range(n):
-                for arm, fn in arms.items():
-                    dt, outputs[arm] = fn(code)
+            names = list(arms)
+            for i in range(n):
+                for arm in names[i % len(names):] + names[: i % len(names)]:  # each arm in each place in turn
+                    dt, outputs[arm] = arms[arm](code)
                     times[arm].append(dt)
             assert len(set(outputs.values())) == 1, outputs  # the same result every way
-            med = {arm: statistics.median(v) for arm, v in times.items()}
-            out[label] = {f"{arm}_median_ms": round(m * 1000, 1) for arm, m in med.items()}
-            out[label].update({f"{arm}_ratio": round(m / med["bare"], 3) for arm, m in med.items() if arm != "bare"})
-            out[label].update({f"{arm}_overhead_ms": round((m - med["bare"]) * 1000, 1) for arm, m in med.items() if arm != "bare"})
+            # the machine's load drifts: each arm against the bare run of the same round
+            out[label] = {f"{arm}_median_ms": round(statistics.median(v) * 1000, 1) for arm, v in times.items()}
+            for arm, v in times.items():
+                if arm != "bare":
+                    pairs = list(zip(v, times["bare"]))
+                    out[label][f"{arm}_ratio"] = round(statistics.median(t / b for t, b in pairs), 3)
+                    out[label][f"{arm}_overhead_ms"] = round(statistics.median(t - b for t, b in pairs) * 1000, 1)
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(f"(a) sandbox overhead, n={n} alternating runs of each arm (bare: python {' '.join(_flags())}; floor: the same "
           f"in bwrap with every namespace and nothing else; old: {out.get('old_backend', 'not available')}); "

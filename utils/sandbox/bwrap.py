@@ -3,18 +3,19 @@
 
 One ``bwrap`` per execution, with every namespace unshared (user, mount, pid, net, ipc, uts,
 cgroup), a new session, ``--die-with-parent``, no capabilities, the seccomp filter of
-``seccomp.py`` and the per-process rlimits (set with ``prlimit(2)`` on its first process while it
-waits, so the program inherits them). Its root is an empty read-only tmpfs holding
-the allow-list of ``view.py`` read-only, ``/proc`` and ``/dev`` of its own, and three size-limited
-tmpfs: ``/tmp`` (also HOME), ``/dev/shm``, and the scratch folder ``/work`` (the working
-directory) with the input files. The program is ``/main.py`` (read-only), run by the interpreter
-with ``-S -s -P -B`` and ``PYTHONPATH`` = the allow-listed site folder.
+``seccomp.py``, the per-process rlimits and the cgroup of ``cgroup.py`` where one can be had. Its
+root is an empty read-only tmpfs holding the allow-list of ``view.py`` read-only, ``/proc`` and
+``/dev`` of its own, and three size-limited tmpfs: ``/tmp`` (also HOME), ``/dev/shm``, and the
+scratch folder ``/work`` (the working directory) with the input files. The program is ``/main.py``
+(read-only), run by the interpreter with ``-S -s -P -B`` and ``PYTHONPATH`` = the allow-listed
+site folder.
 
 Files in and out: ``bwrap`` stops before it runs the program (``--block-fd``); once its set-up is
 done (its root is no longer the host's), the evaluator opens the scratch tmpfs through
-``/proc/<pid>/root``, writes the inputs, sets the rlimits, and lets it go on. The open folder outlives the
-namespace, so the new files are read after everything in it was killed; closing it frees the
-tmpfs. Nothing is written to the host's disk.
+``/proc/<pid>/root``, writes the inputs, sets the rlimits on that waiting first process with
+``prlimit(2)`` (the program, which it forks after, inherits them; no ``prlimit`` process), and
+lets it go on. The open folder outlives the namespace, so the new files are read after everything
+in it was killed; closing it frees the tmpfs. Nothing is written to the host's disk.
 """
 
 from __future__ import annotations

@@ -32,13 +32,6 @@ def _own_groups() -> dict[str, str]:
                 for _, ctls, path in [ln.rstrip("\n").split(":", 2)] for ctl in ctls.split(",") if ctl}
 
 
-def _groups_of(pid: int) -> dict[str, str]:
-    """{v1 controller: cgroup folder} of a process."""
-    with open(f"/proc/{pid}/cgroup") as f:
-        return {ctl: os.path.join(_FS, ctl, path.lstrip("/")) for ln in f if ln.count(":") >= 2
-                for _, ctls, path in [ln.rstrip("\n").split(":", 2)] for ctl in ctls.split(",") if ctl}
-
-
 @lru_cache(maxsize=1)
 def _parents() -> tuple[str, dict[str, str]]:
     """("v2"|"v1"|"", {controller: parent folder}) where children can be made here."""
@@ -108,10 +101,11 @@ class Group:
         """Make sure ``pids`` are in the group: cgroup v1, born in it (:meth:`spawning`), checked;
         cgroup v2, moved."""
         if self.version == "v1":
-            for pid in pids:
-                now = _groups_of(pid)
-                if any(now.get(ctl) != d for ctl, d in self.dirs.items()):
-                    raise OSError(f"process {pid} is not in its cgroup")
+            for d in self.dirs.values():
+                with open(os.path.join(d, "cgroup.procs")) as f:
+                    missing = {str(p) for p in pids} - set(f.read().split())
+                if missing:
+                    raise OSError(f"process {', '.join(sorted(missing))} is not in its cgroup {d}")
             return
         for pid in pids:
             _write(os.path.join(self.dirs["memory"], "cgroup.procs"), str(pid))
