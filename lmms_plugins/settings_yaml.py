@@ -1,14 +1,17 @@
 """``lmms-plugins settings``: a task's (or group's) settings, and a YAML that runs it with other values.
 
     lmms-plugins settings dod_no_hint                                   # keys, values now, what they do
-    lmms-plugins settings abacus detector=synthetic_test --out abacus_synthetic.yaml
-    lmms-eval --tasks ./abacus_synthetic.yaml ...
+    lmms-plugins settings abacus detector=synthetic_test --out my_settings/
+    lmms-eval --include_path my_settings/ --tasks abacus ...
 
-The YAML ``include``s the task (or the group) and restates each task's whole ``metadata`` with the
-values given (``include`` merges top-level keys only, and a group's own ``metadata`` does not reach
-its tasks), so the tasks keep their names (``compare`` pairs them with other runs and names the
-setting that differs) and a group keeps its pooled rows. A value is read as YAML (``0.5``,
-``{"reasoning_effort": "low"}``) and checked as the task would check it.
+The YAML (``<out>/<name>.yaml``) has the task's (or group's) name and ``include``s this package's
+YAML of it, restating each task's whole ``metadata`` with the values given (``include`` merges
+top-level keys only, and a group's own ``metadata`` does not reach its tasks). lmms-eval's index
+takes a name from the ``--include_path`` folders before this package's tasks, so the run keeps the
+task and group names (``compare`` pairs it with other runs and names the setting that differs) and
+a group its pooled rows. (lmms-eval 0.7.3 also reads ``--tasks <file.yaml>`` but then reports the
+file as a task not found.) A value is read as YAML (``0.5``, ``{"reasoning_effort": "low"}``) and
+checked as the task would check it.
 """
 
 from __future__ import annotations
@@ -72,11 +75,11 @@ def write_yaml(name: str, values: dict) -> str:
         raise ValueError(f"{name} has no setting {', '.join(unknown)}; its settings: {', '.join(declared) or 'none'}")
     resolve(tuple(declared[k] for k in values), values, task=name)  # checked as the task will check it
     lines = [f"# lmms-plugins settings {name} " + " ".join(f"{k}={_flow(v) if isinstance(v, dict) else v}" for k, v in values.items()),
-             "# run it: lmms-eval --tasks <this file> ...", f"include: {entry.path.resolve()}"]
+             f"# run it: lmms-eval --include_path <this folder> --tasks {name} ...", f"include: {entry.path.resolve()}"]
     if entry.kind == "task":
         lines += [f"task: {name}", f"metadata: {_flow({**(entry.config.get('metadata') or {}), **values})}"]
     else:
-        lines.append("task:")
+        lines += [f"group: {name}", "task:"]
         for leaf in leaves:
             lines.append(f"  - {{task: {leaf.name}, metadata: {_flow({**(leaf.config.get('metadata') or {}), **values})}}}")
     return "\n".join(lines) + "\n"
@@ -105,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="lmms-plugins settings", description=__doc__.splitlines()[0])
     p.add_argument("name", help="a task or group of this package")
     p.add_argument("values", nargs="*", metavar="KEY=VALUE", help="settings to change; none: list the settings")
-    p.add_argument("--out", help="write the YAML here (default: print it)")
+    p.add_argument("--out", help="write the YAML into this folder as <name>.yaml (default: print it); keep other "
+                                 "YAML files out of it (lmms-eval reads every one)")
     args = p.parse_args(argv)
     try:
         text = write_yaml(args.name, _parse_values(args.values)) if args.values else describe(args.name)
@@ -113,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"lmms-plugins settings: {exc}", file=sys.stderr)
         return 2
     if args.out and args.values:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}: lmms-eval --tasks {args.out} ...")
+        folder = Path(args.out)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{args.name}.yaml").write_text(text, encoding="utf-8")
+        print(f"wrote {folder / (args.name + '.yaml')}: lmms-eval --include_path {folder} --tasks {args.name} ...")
     else:
         sys.stdout.write(text)
     return 0

@@ -9,10 +9,10 @@ from lmms_plugins.utils import task_yaml
 
 
 def test_a_group_yaml_restates_every_tasks_metadata(tmp_path, capsys):
-    out = tmp_path / "abacus_synthetic.yaml"
-    assert main(["settings", "abacus", "detector=synthetic_test", "--out", str(out)]) == 0
-    written = task_yaml.load(out)
-    assert written["include"] == f"{tasks_dir()}/abacus/abacus.yaml"
+    assert main(["settings", "abacus", "detector=synthetic_test", "--out", str(tmp_path / "mine")]) == 0
+    assert "lmms-eval --include_path" in capsys.readouterr().out
+    written = task_yaml.load(tmp_path / "mine" / "abacus.yaml")
+    assert written["include"] == f"{tasks_dir()}/abacus/abacus.yaml" and written["group"] == "abacus"
     assert [t["task"] for t in written["task"]] == [f"abacus_{op}_{tier}" for op in ("add", "remove", "change")
                                                     for tier in ("easy", "medium", "hard")]
     assert all(t["metadata"] == {"version": 1.2, "lmms_plugins_benchmark": "abacus", "detector": "synthetic_test"}
