@@ -98,6 +98,8 @@ def test_hybrid_routing(rows, decisions):
     # existence with any adjective, and negated possession
     ("A melted snowman in winter sun has no believable depiction here.", True),
     ("This request doesn't have a feasible answer: both doors would be the same door.", True),
+    ("The maze allows no diagonal moves, so the path goes around the block.", False),
+    ("The puzzle has no hidden passages; the path below follows the open corridor.", False),
     # the result refused as an act
     ("I can't paint that outcome without breaking physics.", True),
     ("Leaving it untouched: a sealed jar cannot also be open.", True),
@@ -119,6 +121,8 @@ def test_hybrid_routing(rows, decisions):
     ("Impossible de ne pas sourire : voici le chat.", False),
     ("Je ne peux pas faire de vidéo, mais voici l'image modifiée.", False),
     ("これ以上の経路は見つかりませんでした。以下が解答です。", False),
+    ("一年後も同じ大きさの子犬はありえません。", True),
+    ("ありえないほど青い空にしました。", False),
 ])
 def test_constructions(text, refused):
     from lmms_plugins.tasks.dod.refusal import detect_refusal

@@ -156,6 +156,8 @@ _NOUNS = (r"(?:solutions?|paths?|routes?|edits?|outputs?|answers?|options?|seque
           r"arrangements?|placements?|poses?|postures?|orderings?|orders?|positions?|targets?|versions?|configurations?|"
           r"outcomes?|results?|layouts?|renderings?|renditions?|edits?|moves?|states?|pictures?|depictions?|combinations?|"
           r"interpretations?|readings?|modifications?|changes?|transformations?|scenes?|frames?|drawings?|possibilit(?:y|ies)|means)")
+# the result as a whole (not the maze's items): "has no honest rendering" with any adjective
+_RESULT_NOUNS = r"(?:solutions?|answers?|results?|outcomes?|versions?|renderings?|renditions?|depictions?|images?|pictures?|drawings?|edits?)"
 _QUAL = (r"(?:(?:valid|legal|possible|feasible|correct|acceptable|continuous|single|such|viable|workable|proper|consistent|"
          r"allowed|permissible|coherent|realistic|admissible|satisfying|compliant|faithful|legitimate|sensible|other|red|complete|"
          r"physically|logically|actual|real|way\s+of|kind\s+of|sort\s+of)\s+){0,3}")
@@ -190,7 +192,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         re.I), "noun"),
     # "no path exists", "zero valid orderings remain", "no arrangement puts every chair at a place"
     ("no_solution", re.compile(rf"(?:^|\b(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+|[,;:—–(]\s*)(?:no|zero|not\s+(?:a\s+single|one))\s+{_QUAL}{_NOUNS}\b", re.I), "noun_lead"),
-    ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+(?:{_QUAL}|\w+\s+){_NOUNS}\b", re.I), "noun"),
+    ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+(?:{_QUAL}{_NOUNS}|\w+\s+{_RESULT_NOUNS})\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\b(?:(?:this|that|the|your)\s+(?:request|task|edit|maze|puzzle|instruction|problem)|this|it|that)\s+(?:doesn't|does\s+not)\s+(?:really\s+)?have\s+(?:a|any)\s+(?:valid|possible|feasible|correct|workable|consistent|honest|legitimate|sensible|realistic|single)\s+{_NOUNS}\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\bno\s+{_QUAL}{_NOUNS}\s+(?:exists?|is\s+possible|can\s+exist|remains?|works?)\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\b(?:{_NOUNS}|one)\b[^.,;:!?]{{0,40}}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:possibly\s+)?exist\b", re.I), "plain"),
@@ -354,7 +356,7 @@ _ML_PATTERNS.append(("ml_declines", re.compile(
     r"|我?(?:就|先|暂时|这次)?不(?:生成|画|改|修改|编辑|绘制|出图|做修改|做这个修改|处理|做这张图)(?:了|这张图|图片|图像|任何)?(?=[。！，,.!；;]|$|了)|(?:这次|这张图)(?:我)?(?:就)?不(?:做|画|改)"
     r"|没有(?:第二|另一|另外)[^，。]{0,6}(?:可以|能)?(?:移动|收起|交换|替换|修改|调整|编辑|挪)|没有(?:可以|能)[^，。]{0,6}的|没有[^，。？?]{1,8}可以(?:修改|编辑|放|改|画|移动|处理|调整)(?=[。！，,.!；;？?]|$)|(?:摆|放|装|容|塞|挤|坐|画)不(?:出|下)|没有(?:空位|空余的?位置|地方|空间)"
     # ja
-    r"|(?:描け|作れ|行え|編集でき|描くことはでき|作ることはでき|表現でき)(?:ません|ない)|(?:編集|修正|変更|加工|作成|描画)(?:は|も)でき(?:ません|ない)|(?:編集|修正|変更|加工)(?:する)?(?:対象|もの)が(?:ありません|ない)|あり(?:え|得)(?:ない|ません)|(?:作り|描き|生成し|編集し)ません|相手が(?:ありません|ない|いません)|解なし"
+    r"|(?:描け|作れ|行え|編集でき|描くことはでき|作ることはでき|表現でき)(?:ません|ない)|(?:編集|修正|変更|加工|作成|描画)(?:は|も)でき(?:ません|ない)|(?:編集|修正|変更|加工)(?:する)?(?:対象|もの)が(?:ありません|ない)|あり(?:え|得)(?:ない|ません)(?!ほど|くらい|ぐらい)|(?:作り|描き|生成し|編集し)ません|相手が(?:ありません|ない|いません)|解なし"
     r"|(?:入れ替える|動かす|移動する|替える)[^、。]{0,8}(?:が|は)(?:ありません|ない|いません|いない)"
     # ko
     r"|(?:만들|그릴|편집할|생성할|보여\s*드릴|바꿀|옮길|표현할|담을)\s*수\s*(?:가\s*)?없|(?:편집|생성|수정|작업|그리기)(?:은|는|를|을)?\s*하지\s*않겠|(?:만들|그리|생성하|편집하|수정하)지\s*(?:않|못)(?:겠|을게|을\s*거|습니다|아요|어요)|담기지\s*않"
