@@ -153,19 +153,13 @@ def bind(declared: Sequence[Setting], config: dict) -> dict:
 def differences(metadatas: Mapping[str, Mapping | None], *, skip: Sequence[str] = ("version",)) -> list[str]:
     """``key: label value, label value`` for each metadata key whose value differs between runs
     (a key one run lacks shows ``-``): what ``lmms-plugins compare`` prints per task."""
-    keys: list[str] = []
-    for meta in metadatas.values():
-        for k in (meta or {}):
-            if k not in keys and k not in skip:
-                keys.append(k)
+    keys = list(dict.fromkeys(k for meta in metadatas.values() for k in (meta or {}) if k not in skip))
     lines = []
-    missing = object()
     for k in keys:
-        values = {label: (meta or {}).get(k, missing) for label, meta in metadatas.items()}
-        shown = {json.dumps(v, sort_keys=True, default=str) if v is not missing else "-" for v in values.values()}
-        if len(shown) > 1:
-            lines.append(f"{k}: " + ", ".join(
-                f"{label} {json.dumps(v, sort_keys=True, default=str) if v is not missing else '-'}" for label, v in values.items()))
+        shown = {label: json.dumps(meta[k], sort_keys=True, default=str) if k in (meta or {}) else "-"
+                 for label, meta in metadatas.items()}
+        if len(set(shown.values())) > 1:
+            lines.append(f"{k}: " + ", ".join(f"{label} {value}" for label, value in shown.items()))
     return lines
 
 
