@@ -145,7 +145,7 @@ def functions() -> dict[str, tuple[Callable[[str], object], tuple[str, ...]]]:
         "cwi_code.read_response": (read_response, code_families + ("json_objects",)),
         "cwi_code.read_resp(json)": (lambda t: read_response(json.dumps({"text": t, "cwi_code": {"replies": [t]}})),
                                          code_families),
-        # a file of judge verdicts made elsewhere (GRADE's LMMS_PLUGINS_GRADE_VERDICTS): the judge's text in every field
+        # a file of judge verdicts made elsewhere (GRADE's setting verdicts): the judge's text in every field
         "grade.verdict_line": (_swallow(lambda t: parse_line({"task_id": t, "R": t, "C": t, "L": t, "Final Score": t},
                                                              "verdicts.jsonl:1", t[:64]), VerdictFileError),
                                ("digits", "junk", "sentence", "surrogates")),

@@ -1,7 +1,8 @@
 """``abacus_synthetic_editor``: a program editor for the synthetic ABACUS scenes (demo, tests).
 
-    LMMS_PLUGINS_ABACUS_ROOT=data/abacus LMMS_PLUGINS_ABACUS_DETECTOR=synthetic_test \\
-    lmms-eval --model abacus_synthetic_editor --model_args fault=touch --tasks abacus
+    lmms-plugins settings abacus detector=synthetic_test --out synthetic_detector/
+    LMMS_PLUGINS_ABACUS_ROOT=data/abacus lmms-eval --model abacus_synthetic_editor --model_args fault=touch \\
+        --include_path synthetic_detector/ --tasks abacus
 
 It is not an image-editing model. It finds the flat-coloured objects of a synthetic scene
 (tasks/abacus/synthetic.py) with the synthetic test detector, fills them in with OpenCV's

@@ -386,5 +386,6 @@ def main(argv: list[str] | None = None) -> int:
     written = write_dataset(Path(args.out), n=args.n, seed=args.seed, edits_fault=args.edits)
     print(f"wrote {sum(written.values())} samples in {len(written)} splits to {args.out}"
           + (" (with edits/ and replay.jsonl)" if args.edits else "")
-          + f"; use it with LMMS_PLUGINS_ABACUS_ROOT={args.out} LMMS_PLUGINS_ABACUS_DETECTOR=synthetic_test")
+          + f"; use it with LMMS_PLUGINS_ABACUS_ROOT={args.out} and the detector synthetic_test "
+            "(`lmms-plugins settings abacus detector=synthetic_test --out <folder>`, then --include_path <folder>)")
     return 0
