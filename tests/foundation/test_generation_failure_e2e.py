@@ -163,6 +163,6 @@ def test_grade_without_a_judge_stops_before_the_first_request(tmp_path, data):
         proc = lmms_eval_process(cmd, env=env, cwd=out, timeout=600)
         assert model.calls == 0 and model.get_paths == []
     log = proc.stdout + proc.stderr
-    assert "grade needs an LLM judge (or a verdict file in LMMS_PLUGINS_GRADE_VERDICTS)" in log
+    assert "grade needs an LLM judge (or verdict files in metadata.verdicts)" in log
     assert "set LMMS_PLUGINS_JUDGE_BASE_URL and LMMS_PLUGINS_JUDGE_MODEL" in log
     assert not list(out.rglob("*_results.json"))
