@@ -107,8 +107,9 @@ class ScoredAhead:
     A class whose task calls no judge in some setting overrides :meth:`scores_ahead`.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args: Any, config: dict | None = None, **kwargs: Any) -> None:
+        # `config` by name: lmms-eval hands a class its YAML only when its __init__ names the parameter
+        super().__init__(*args, config=config, **kwargs)
         self._ahead: Ahead | None = None
         self._judge_concurrency = judge_concurrency(getattr(self, "settings", None)) if self.scores_ahead() else None
         if self._judge_concurrency is not None:
@@ -125,7 +126,7 @@ class ScoredAhead:
         if self._ahead is not None:
             self._ahead.close()
             self._ahead = None
-        if self._judge_concurrency is not None and self._instances:
+        if self._judge_concurrency is not None and self._instances and callable(self.config.process_results):
             by_doc: dict[int, list] = {}
             for inst in self._instances:
                 if isinstance(inst.metadata, dict) and inst.metadata.get("__padding_only__"):

@@ -1,17 +1,19 @@
 """The GRADE task classes, named by ``class:`` in this folder's YAML template (utils/task_class.py: the
 local data root, the request docs, the settings of settings.py). Before the first request of a
-scored run: the judge (or a verdict file) is usable and its prompts parse (hooks.preflight)."""
+scored run: the judge (or a verdict file) is usable and its prompts parse (hooks.preflight). Once the
+generations are known, every sample is scored at the judge's concurrency (utils/scored_ahead.py)."""
 
 from __future__ import annotations
 
 from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
+from lmms_plugins.utils.scored_ahead import ScoredAhead
 from lmms_plugins.utils.task_class import PluginTask
 
 from .settings import SETTINGS
 
 
-class _Grade(PluginTask):
+class _Grade(ScoredAhead, PluginTask):
     SETTINGS = SETTINGS
 
     def preflight(self) -> None:

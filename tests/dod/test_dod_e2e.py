@@ -154,6 +154,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
 
     for task in ("dod_no_hint", "dod_decline_hint"):
         got = res["results"][task]
+        assert "judge_concurrency" not in res["configs"][task]["metadata"]  # no judge: nothing scored ahead
         # the results: the rates and one row of their counts, metric -> [success, pending, total]
         assert set(got["dod_breakdown,none"]) == set(expected), got["dod_breakdown,none"]
         for metric, (success, reviewed, pending, total) in expected.items():
@@ -236,7 +237,8 @@ def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, 
                "LMMS_PLUGINS_JUDGE_CACHE": str(tmp_path / "judge_cache")}
         first = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run1", env=env, log_samples=False)
         calls = server.calls
-        assert calls == 6 * 2 + 6  # feasible: refusal + edit question; infeasible: refusal question
+        assert calls == 6 * 2 + 6  # feasible: refusal + edit question; infeasible: refusal question (each once, scored ahead)
+        assert first["configs"]["dod_no_hint"]["metadata"]["judge_concurrency"] == 64  # the default, in the results
         second = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run2", env=env, log_samples=False)
         assert server.calls == calls  # everything served from the cache
     for res in (first, second):

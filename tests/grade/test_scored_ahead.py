@@ -1,4 +1,4 @@
-"""Scoring ahead (utils/scored_ahead.py) on the real GRADE task: every sample is scored when
+"""Scoring ahead (utils/scored_ahead.py) on the real GRADE task classes: every sample is scored when
 lmms-eval applies the filters, at the judge's concurrency; lmms-eval's process_results calls then
 get exactly what the hook gives (verdicts, statuses, a judge error still pending), each question is
 asked once, a rerun on the cache asks nothing, and the setting is in the task's results config."""
@@ -22,7 +22,8 @@ GRADE_YAML = Path(__file__).resolve().parents[2] / "tasks" / "grade" / "grade.ya
 
 
 def _task(base: str):
-    """The grade task as lmms-eval builds a task whose YAML names a class: the class given the YAML config."""
+    """The grade task as lmms-eval builds it: the class its YAML names (``index``: through lmms-eval's
+    TaskManager; ``simple``: that class given the YAML), or that class's chat variant."""
     from lmms_eval import utils
 
     from lmms_plugins import registration
@@ -30,9 +31,14 @@ def _task(base: str):
     from lmms_plugins.utils.scored_ahead import ScoredAhead
 
     registration.register()
-    parent = {"simple": GradeTask, "chat": GradeChatTask}[base]
-    cls = type(f"Grade{base.title()}", (ScoredAhead, parent), {})
-    task = cls(config=utils.load_yaml_config(str(GRADE_YAML), mode="full"))
+    if base == "index":
+        from lmms_eval.tasks import TaskManager, get_task_dict
+
+        task = get_task_dict(["grade"], TaskManager())["grade"]
+        assert type(task) is GradeTask
+    else:
+        task = {"simple": GradeTask, "chat": GradeChatTask}[base](config=utils.load_yaml_config(str(GRADE_YAML), mode="full"))
+    assert isinstance(task, ScoredAhead)
     task.build_all_requests(rank=0, world_size=1)
     return task
 
@@ -76,7 +82,7 @@ def grade(tmp_path, monkeypatch):
     reset_shared_clients()
 
 
-@pytest.mark.parametrize("base", ["simple", "chat"])
+@pytest.mark.parametrize("base", ["index", "chat"])
 def test_scored_ahead_gives_the_hooks_results_and_asks_each_question_once(grade, base):
     answers, monkeypatch = grade
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
