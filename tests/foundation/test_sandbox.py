@@ -174,6 +174,22 @@ def test_each_execution_is_in_a_cgroup_of_its_own_and_the_evaluator_is_not():
     assert not [g for g in os.listdir(mem) if g.startswith(mine)]  # all removed
 
 
+def test_cgroup_membership_is_checked_v1_and_made_v2(tmp_path):
+    """cgroup v1: the processes are born in the group, so a missing one is an error (the
+    execution does not start); cgroup v2: a missing one is moved in, a present one left alone."""
+    from lmms_plugins.utils.sandbox import cgroup
+
+    procs = tmp_path / "cgroup.procs"  # a stand-in folder: the kernel's file lists, a write moves
+    procs.write_text("11\n12\n")
+    cgroup.Group("v1", {"memory": str(tmp_path), "pids": str(tmp_path)}).adopt([11, 12])
+    with pytest.raises(OSError, match="13 is not in its cgroup"):
+        cgroup.Group("v1", {"memory": str(tmp_path)}).adopt([12, 13])
+    cgroup.Group("v2", {"memory": str(tmp_path)}).adopt([11])
+    assert procs.read_text() == "11\n12\n"  # present: not written
+    cgroup.Group("v2", {"memory": str(tmp_path)}).adopt([11, 14])
+    assert procs.read_text() == "14"  # missing: written (moved)
+
+
 # --- hostile programs --------------------------------------------------------------------------
 
 

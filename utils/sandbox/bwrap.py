@@ -277,8 +277,8 @@ class Bwrap(Provider):
                     os.close(fd)
             deadline = time.monotonic() + SETUP_TIMEOUT_S
             try:
-                if group is not None:
-                    group.adopt([proc.pid])  # (cgroup v2: moved while bwrap sets up)
+                if group is not None and group.version == "v2":
+                    group.adopt([proc.pid])  # moved while bwrap sets up (v1: born in it)
                 pid = int(_read_info(info_r, proc, deadline)["child-pid"])
                 # it waits on --block-fd until this process lets it go: it is this pid still
                 child = os.pidfd_open(pid)
@@ -288,8 +288,8 @@ class Bwrap(Provider):
                 # the program is its child (its pid 1 forks it after the wait): it inherits these
                 for res, lim in rlimits(limits).items():
                     resource.prlimit(pid, res, lim)
-                if group is not None:
-                    group.adopt([pid])  # (cgroup v2: perhaps cloned before bwrap was moved)
+                if group is not None:  # (v2: its first process, perhaps cloned before bwrap was moved)
+                    group.adopt([proc.pid, pid])
                 inputs = write_inputs(scratch, files)
                 os.write(block_w, b"x")
             except (SandboxStartError, OSError, KeyError, ValueError) as e:

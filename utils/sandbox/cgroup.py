@@ -98,17 +98,16 @@ class Group:
                 _write(os.path.join(_FS, ctl, back[ctl].lstrip("/"), "tasks"), "0")
 
     def adopt(self, pids: list[int]) -> None:
-        """Make sure ``pids`` are in the group: cgroup v1, born in it (:meth:`spawning`), checked;
-        cgroup v2, moved."""
-        if self.version == "v1":
-            for d in self.dirs.values():
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    missing = {str(p) for p in pids} - set(f.read().split())
-                if missing:
-                    raise OSError(f"process {', '.join(sorted(missing))} is not in its cgroup {d}")
-            return
-        for pid in pids:
-            _write(os.path.join(self.dirs["memory"], "cgroup.procs"), str(pid))
+        """Make sure ``pids`` are in the group: cgroup v2, moved where they are not; cgroup v1,
+        born in it (:meth:`spawning`), so only checked."""
+        for d in self.dirs.values():
+            with open(os.path.join(d, "cgroup.procs")) as f:
+                present = set(f.read().split())
+            for pid in pids:
+                if str(pid) not in present:
+                    if self.version != "v2":
+                        raise OSError(f"process {pid} is not in its cgroup {d}")
+                    _write(os.path.join(d, "cgroup.procs"), str(pid))
 
     def exceeded(self) -> bool:
         """The kernel killed a process of the execution for the memory limit."""

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def _interpreter_dir() -> str:
+    return os.path.dirname(os.path.realpath(sys.executable))
 
 
 def env(home: str, cache: str, path: str) -> dict[str, str]:
     """``path``: PYTHONPATH, where the allowed packages are (the interpreter runs without site)."""
     return {
-        "PATH": os.path.dirname(os.path.realpath(sys.executable)),
+        "PATH": _interpreter_dir(),
         "HOME": home,
         "TMPDIR": home,
         # caches (matplotlib's font list, ...) go outside the scratch folder, so they are not
