@@ -141,7 +141,7 @@ class ScoredAhead:
         return out
 
     def process_results(self, doc, results, *args, **kwargs):
-        if self._ahead is not None:
+        if self._ahead is not None and not args and not kwargs:  # scored ahead with (doc, results) only
             found, result = self._ahead.take(doc, results)
             if found:
                 return result
