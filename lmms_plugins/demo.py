@@ -38,14 +38,14 @@ class Run:
     model_args: str
     data_env: str  # the local-root variable of the benchmark
     data_dir: str  # under out/data
-    env: tuple = ()
+    settings: tuple = ()  # (key, value) task settings: a YAML `lmms-plugins settings` writes, on --include_path
 
 
 RUNS = (
     Run("cwi", "cwi", "cwi_solver", "", "LMMS_PLUGINS_CWI_ROOT", "cwi"),
     Run("dod", "dod_no_hint", "maze_solver", "output_dir={images}/maze_solver", "LMMS_PLUGINS_DOD_ROOT", "dod"),
     Run("abacus", "abacus", "abacus_synthetic_editor", "fault=none,output_dir={images}/abacus", "LMMS_PLUGINS_ABACUS_ROOT",
-        "abacus", env=(("LMMS_PLUGINS_ABACUS_DETECTOR", "synthetic_test"),)),
+        "abacus", settings=(("detector", "synthetic_test"),)),
 )
 #: the second run's ABACUS editor: each edit also touches one instance that should stay (OC < 1)
 ABACUS_FAULT = "touch"
@@ -74,8 +74,11 @@ def _lmms_eval() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "lmms_eval"]
 
 
-def _lmms_eval_run(name: str, tasks: str, model: str, model_args: str, run_dir: Path, logs: Path, env: dict) -> Path:
+def _lmms_eval_run(name: str, tasks: str, model: str, model_args: str, run_dir: Path, logs: Path, env: dict,
+                   include_path: str = "") -> Path:
     cmd = _lmms_eval() + ["--model", model, "--tasks", tasks, "--batch_size", "1", "--output_path", str(run_dir), "--log_samples"]
+    if include_path:
+        cmd += ["--include_path", include_path]
     if model_args:
         cmd += ["--model_args", model_args]
     _run(cmd, logs / f"{name}.log", env)
@@ -83,6 +86,18 @@ def _lmms_eval_run(name: str, tasks: str, model: str, model_args: str, run_dir: 
         tail = (logs / f"{name}.log").read_text(errors="replace")[-3000:]
         raise SystemExit(f"lmms-eval wrote no results for {name}; see {logs / (name + '.log')}\n{tail}")
     return run_dir
+
+
+def _with_settings(run: Run, out: Path) -> str:
+    """The ``--include_path`` folder holding the run's tasks with its settings ('' when it has none)."""
+    if not run.settings:
+        return ""
+    from lmms_plugins.settings_yaml import write_yaml
+
+    folder = out / "settings" / run.name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{run.tasks}.yaml").write_text(write_yaml(run.tasks, dict(run.settings)), encoding="utf-8")
+    return str(folder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,11 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     baseline = results / "baseline"
     cwi_tasks = ",".join("cwi" if t.strip() == "all" else f"cwi_{t.strip()}" for t in args.cwi_tasks.split(","))
     roots = {run.data_env: str(data / run.data_dir) for run in RUNS}
+    settings_of = {run.name: _with_settings(run, out) for run in RUNS}
     for run in RUNS:
         tasks = cwi_tasks if run.name == "cwi" else run.tasks  # the CwI tasks follow --cwi-tasks
         progress(f"lmms-eval --model {run.model} --tasks {tasks} (log: {logs / (run.name + '.log')})")
         _lmms_eval_run(run.name, tasks, run.model, run.model_args.format(images=images), baseline / run.name, logs,
-                       {**env, run.data_env: roots[run.data_env], **dict(run.env)})
+                       {**env, run.data_env: roots[run.data_env]}, settings_of[run.name])
     run_dirs = [baseline]
     labels = ["program baselines"]
 
@@ -141,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         ab = next(r for r in RUNS if r.name == "abacus")
         progress(f"lmms-eval --model {ab.model} --model_args fault={ABACUS_FAULT} --tasks {ab.tasks}")
         _lmms_eval_run("flawed-abacus", ab.tasks, ab.model, f"fault={ABACUS_FAULT},output_dir={images}/abacus_{ABACUS_FAULT}",
-                       second / "abacus", logs, {**env, ab.data_env: roots[ab.data_env], **dict(ab.env)})
+                       second / "abacus", logs, {**env, ab.data_env: roots[ab.data_env]}, settings_of[ab.name])
         run_dirs.append(second)
         labels.append("flawed baselines")
 
