@@ -32,9 +32,9 @@ def register():
 def install_hooks() -> None:
     """Install the harness package's hooks (idempotent).
 
-    Called by :func:`register` and, at interpreter start, by ``lmms_plugins_hook.pth`` (see
-    startup_hook.py): ``lmms-eval tasks list`` builds a ``TaskManager`` without ever importing
-    ``lmms_eval.models``, so the entry point alone never runs there.
+    Called by :func:`register`; the ``.pth`` start-up hook (harness/startup.py) installs them
+    too, as soon as ``lmms_eval`` is imported: ``lmms-eval tasks list`` builds a ``TaskManager``
+    without ever importing ``lmms_eval.models``, so the entry point alone never runs there.
     """
     from lmms_plugins import harness
 

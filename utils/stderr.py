@@ -11,38 +11,27 @@ So an aggregation declares its standard error itself::
     @with_stderr(lambda items: mean_se(values_of(items)))
     def aggregate_accuracy(items): ...
 
-and the first call of such an aggregation (lmms-eval calls the aggregation just before it asks
-for the standard error) wraps ``stderr_for_metric`` once, so that it answers with the declared
-function for these aggregations and defers to lmms-eval for every other one. lmms-eval then
+and the harness package (lmms_plugins/harness/stderr.py) wraps ``stderr_for_metric`` when
+lmms-eval's (or lm-eval's) ``evaluator_utils`` is imported, so that it answers with the declared
+function for these aggregations and defers to the harness for every other one. lmms-eval then
 writes the value as ``<metric>_stderr`` in the results JSON, prints it in the table and pools it
 for groups, as for its own metrics. ``--bootstrap_iters 0`` still turns standard errors off.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import sys
 from typing import Any, Callable, Iterable, Sequence
 
 ATTR = "lmms_plugins_stderr"
-_PATCHED = "_lmms_plugins_stderr_patched"
-# lmms-eval's, and EleutherAI lm-eval's (the CwI tasks run there too, lmms_plugins/lm_eval_tasks):
-# both ask ``stderr_for_metric(metric, bootstrap_iters)`` after the aggregation
-_MODULES = ("lmms_eval.evaluator_utils", "lm_eval.evaluator_utils")
 
 
 def with_stderr(se: Callable[[list], float | None]) -> Callable:
     """Decorator: ``se(items)`` is the standard error of the decorated aggregation (None: undefined)."""
 
     def wrap(agg: Callable) -> Callable:
-        @functools.wraps(agg)
-        def inner(items, *args, **kwargs):
-            install()
-            return agg(items, *args, **kwargs)
-
-        setattr(inner, ATTR, se)
-        return inner
+        setattr(agg, ATTR, se)
+        return agg
 
     return wrap
 
@@ -77,37 +66,8 @@ def values_of(items: Iterable[Any], scale: float = 1.0) -> list[float]:
     return out
 
 
-def _as_table_value(se: float | None) -> Any:
+def table_value(se: float | None) -> Any:
+    """A standard error as the harnesses' table takes it: a float, or "N/A" when undefined."""
     if se is None or not isinstance(se, (int, float)) or not math.isfinite(se):
         return "N/A"  # lmms-eval's own marker: printed as N/A, and a group then pools none
     return float(se)
-
-
-def install() -> bool:
-    """Make the harness's ``stderr_for_metric`` answer for aggregations decorated with :func:`with_stderr`.
-
-    Patches lmms-eval's and lm-eval's evaluator utilities, whichever is loaded; idempotent and cheap;
-    False when neither is loaded (e.g. a test calling an aggregation directly)."""
-    return any([_install_in(name) for name in _MODULES])
-
-
-def _install_in(module_name: str) -> bool:
-    module = sys.modules.get(module_name)
-    original = getattr(module, "stderr_for_metric", None) if module is not None else None
-    if original is None:
-        return False
-    if getattr(original, _PATCHED, False):
-        return True
-
-    @functools.wraps(original)
-    def stderr_for_metric(metric, bootstrap_iters):
-        se = getattr(metric, ATTR, None)
-        if se is None:
-            return original(metric=metric, bootstrap_iters=bootstrap_iters)
-        if bootstrap_iters <= 0:  # both harnesses' switch for "no standard errors"
-            return None
-        return lambda items: _as_table_value(se(items))
-
-    setattr(stderr_for_metric, _PATCHED, True)
-    module.stderr_for_metric = stderr_for_metric
-    return True

@@ -207,7 +207,6 @@ def test_dod_failure_is_neither_a_decline_nor_an_edit(dod_docs):
 def test_dod_with_every_generation_failed_prints_no_rate(dod_docs):
     """12 of 12 failed: D_f (lower is better) must not read 0.0 ± 0, nor E / D 0 as measurements."""
     from lmms_plugins.tasks.dod import hooks
-    from lmms_plugins.utils.stderr import install  # noqa: F401  (the aggregations' standard errors)
 
     outs = [hooks.process_results(d, ["[LMMS_EVAL_BUDGET_EXCEEDED]"]) for d in dod_docs.values()]
     assert len(outs) == 12

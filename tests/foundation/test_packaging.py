@@ -44,7 +44,7 @@ def test_wheel_contains_every_task_file(tmp_path):
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[lmms_eval.models]" in text and "lmms_plugins.registration:register" in text
     # at the wheel's root, so pip puts it straight into site-packages (where .pth files are read)
-    assert zipfile.ZipFile(wheel).read("lmms_plugins_hook.pth").decode().strip() == "import lmms_plugins.startup_hook"
+    assert zipfile.ZipFile(wheel).read("lmms_plugins_hook.pth").decode().strip() == "import lmms_plugins.harness.startup"
 
 
 def cli(*args):

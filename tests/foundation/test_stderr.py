@@ -1,5 +1,5 @@
 """Standard errors of the aggregations (lmms_plugins.utils.stderr): the estimates, and how
-lmms-eval's stderr_for_metric is made to answer for decorated aggregations only."""
+lmms-eval's and lm-eval's stderr_for_metric are made (lmms_plugins/harness/stderr.py) to answer for decorated aggregations only."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import types
 
 import pytest
 
-from lmms_plugins.utils import stderr as se_mod
-from lmms_plugins.utils.stderr import mean_se, rate_se, values_of, with_stderr
+from lmms_plugins.utils.stderr import ATTR, mean_se, rate_se, values_of, with_stderr
 
 
 def test_estimates_match_the_textbook_formulas():
@@ -25,14 +24,15 @@ def test_estimates_match_the_textbook_formulas():
     assert values_of([{"value": 1.0}, {"value": None}, 0.5], scale=100) == [100.0, 0.0, 50.0]
 
 
-def test_stderr_for_metric_answers_for_decorated_aggregations_only(monkeypatch):
+def test_stderr_for_metric_answers_for_decorated_aggregations_only():
+    from lmms_plugins.harness import stderr as contact
+
     fake = types.ModuleType("lmms_eval.evaluator_utils")
 
     def original(metric, bootstrap_iters):
         return "lmms-eval's own"
 
     fake.stderr_for_metric = original
-    monkeypatch.setitem(sys.modules, "lmms_eval.evaluator_utils", fake)
 
     @with_stderr(lambda items: mean_se(values_of(items)))
     def ours(items):
@@ -41,9 +41,9 @@ def test_stderr_for_metric_answers_for_decorated_aggregations_only(monkeypatch):
     def theirs(items):
         return 0.0
 
-    assert fake.stderr_for_metric is original  # nothing happens before an aggregation runs
     items = [{"value": 1.0}, {"value": 0.0}, {"value": None}, {"value": 1.0}]
-    assert ours(items) == 0.5
+    assert ours(items) == 0.5  # the decorated aggregation itself is unchanged
+    contact.patch(fake)  # what the harness does when evaluator_utils is imported
     patched = fake.stderr_for_metric
     assert patched is not original
     assert patched(metric=ours, bootstrap_iters=100000)(items) == pytest.approx(mean_se([1, 0, 0, 1]))
@@ -51,8 +51,20 @@ def test_stderr_for_metric_answers_for_decorated_aggregations_only(monkeypatch):
     assert patched(metric=ours, bootstrap_iters=0) is None  # --bootstrap_iters 0: no standard errors
     undefined = with_stderr(lambda items: None)(theirs)
     assert patched(metric=undefined, bootstrap_iters=10)(items) == "N/A"
-    ours(items)
+    contact.patch(fake)
     assert fake.stderr_for_metric is patched  # installed once
+
+
+def test_both_harnesses_answer_with_the_declared_standard_error():
+    """The real modules, as the .pth hook leaves them once imported (lmms-eval's and lm-eval's)."""
+    import subprocess
+
+    code = ("import lmms_eval.evaluator_utils as a, lm_eval.evaluator_utils as b;"
+            "from lmms_plugins.tasks.cwi import hooks;"
+            "items = [{'value': 1.0}, {'value': 0.0}, {'value': 1.0}];"
+            "print('SE', [m.stderr_for_metric(metric=hooks.aggregate_accuracy, bootstrap_iters=10)(items) for m in (a, b)])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert f"SE {[mean_se([1.0, 0.0, 1.0])] * 2}" in proc.stdout, proc.stdout + proc.stderr[-3000:]
 
 
 def test_grade_lenient_standard_error_is_that_of_a_mean_equal_to_lenient():
@@ -94,6 +106,6 @@ def test_dod_rate_standard_error_uses_the_rate_denominator():
                                                  "has_image": True, "edit_ok": i < 1}})
         recs.append({"value": None, "record": {**base, "case_id": f"p{i}-infeasible", "feasible": False,
                                                  "has_image": False, "edit_ok": None}})
-    se = getattr(hooks.aggregate_E, se_mod.ATTR)
+    se = getattr(hooks.aggregate_E, ATTR)
     assert hooks.aggregate_E(recs) == pytest.approx(0.25)
     assert se(recs) == pytest.approx(rate_se(1, 4))

@@ -40,7 +40,7 @@ def env(tmp_path_factory):
 def reply(request: dict) -> str:
     if "<answer>" in message_text(request):  # a CwI prompt asks for the answer in these tags
         return "<answer>0,0</answer>"
-    return "I can't make this edit. [ABSTAIN]"
+    return "There is no valid solution: the requested object is not in the image, so this edit is impossible."
 
 
 def scored(samples: list[dict], metric: str) -> list:

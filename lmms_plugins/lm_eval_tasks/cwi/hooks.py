@@ -77,9 +77,9 @@ def load_dataset(cwi_task: str | None = None, **_metadata: Any):
 
 # ---------------------------------------------------------------------------- aggregations
 
-# The lmms-eval aggregations themselves: their standard errors reach lm-eval's table because
-# utils.stderr.install (called by every aggregation built with with_stderr) patches lm-eval's
-# stderr_for_metric as it does lmms-eval's.
+# The lmms-eval aggregations themselves: their standard errors reach lm-eval's table because the
+# harness package (lmms_plugins/harness/stderr.py, armed by the .pth start-up hook when lm_eval is
+# imported) makes lm-eval's stderr_for_metric answer for them as it does lmms-eval's.
 aggregate_accuracy = _cwi.aggregate_accuracy
 aggregate_accuracy_easy = _cwi.aggregate_accuracy_easy
 aggregate_accuracy_medium = _cwi.aggregate_accuracy_medium

@@ -14,7 +14,7 @@ from setuptools.command.build_py import build_py
 from setuptools.command.editable_wheel import editable_wheel
 
 PTH_NAME = "lmms_plugins_hook.pth"
-PTH_LINE = "import lmms_plugins.startup_hook\n"
+PTH_LINE = "import lmms_plugins.harness.startup\n"
 
 
 class BuildPy(build_py):
