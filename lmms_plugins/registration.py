@@ -14,18 +14,17 @@ cv2, datasets, nor any benchmark code): see benchmarks/registration_overhead.py.
 
 from __future__ import annotations
 
-import sys
-
 from lmms_plugins.harness.guard import HarnessWarning as RegistrationWarning
 
 
 def register():
     """Entry point payload for group ``lmms_eval.models``."""
-    install_hooks()
+    from lmms_plugins.harness.discovery import list_models
     from lmms_plugins.models import manifests
 
+    install_hooks()
     found = manifests()
-    _list_in_models_command(found)
+    list_models(found)  # `lmms-eval models` reads a static table, not the registry
     return found
 
 
@@ -39,22 +38,6 @@ def install_hooks() -> None:
     from lmms_plugins import harness
 
     harness.install()
-
-
-def _list_in_models_command(found) -> None:
-    """``lmms-eval models`` prints lmms-eval's static name tables, not the registry: add ours there
-    too (as lmms-eval's own legacy plugin path does), so the listing shows them."""
-    from lmms_plugins.harness.guard import warn
-
-    module = sys.modules.get("lmms_eval.models")
-    if module is None:  # called outside lmms-eval's start-up: nothing to list in
-        return
-    table = getattr(module, "AVAILABLE_SIMPLE_MODELS", None)
-    if not isinstance(table, dict):
-        warn("list its models in `lmms-eval models`")
-        return
-    for manifest in found:
-        table.setdefault(manifest.model_id, manifest.simple_class_path)
 
 
 __all__ = ["RegistrationWarning", "install_hooks", "register"]

@@ -1,4 +1,5 @@
-"""This package's tasks in lmms-eval's task index, with no flags (wraps ``TaskManager.initialize_tasks``).
+"""This package's tasks in lmms-eval's task index, with no flags (wraps ``TaskManager.initialize_tasks``),
+and its models in ``lmms-eval models`` (:func:`list_models`).
 
 lmms-eval 0.7.3 has no entry-point group for tasks, and ``LMMS_EVAL_PLUGINS`` adds a plugin's task
 folder only after the task index is built. ``LMMS_PLUGINS_NO_TASK_HOOK=1`` turns this off (then pass
@@ -89,4 +90,23 @@ def patch(module) -> None:
     guard.install(manager, "initialize_tasks", initialize_tasks)
 
 
-__all__ = ["NO_TASK_HOOK_ENV", "enabled", "fast_index", "patch"]
+def list_models(found) -> None:
+    """``lmms-eval models`` prints lmms-eval's static name tables, not the registry: add this
+    package's models there too (as lmms-eval's own legacy plugin path does), so the listing shows
+    them. Called by the entry point, while ``lmms_eval.models`` is being imported."""
+    import sys
+
+    module = sys.modules.get("lmms_eval.models")
+    if module is None:  # called outside lmms-eval's start-up: nothing to list in
+        return
+    if not guard.supported("lmms_eval"):
+        return
+    table = getattr(module, "AVAILABLE_SIMPLE_MODELS", None)
+    if not isinstance(table, dict):
+        guard.warn("list its models in `lmms-eval models`")
+        return
+    for manifest in found:
+        table.setdefault(manifest.model_id, manifest.simple_class_path)
+
+
+__all__ = ["NO_TASK_HOOK_ENV", "enabled", "fast_index", "list_models", "patch"]
