@@ -27,7 +27,7 @@ SETTINGS = (
     Setting("refusal_text", "reasoning", choice(*READINGS), env=ENV_REFUSAL_TEXT,
             help="the text that decides a refusal: reasoning (default, official: inside <think>...</think>) or all"),
     Setting("uncertain_margin", MARGIN, non_negative, env=ENV_MARGIN,
-            help="the detector's |z| below which a response is uncertain (hybrid mode asks the judge)"),
+            help="the detector's |z| below which a response is uncertain (pending in rules mode; hybrid asks the judge)"),
     Setting("edit_judge", "auto", choice("auto", "on", "off", aliases=_ON_OFF), env=ENV_EDIT_JUDGE,
             help="the editing judge of real-world E: auto (default: when a judge is configured), on or off"),
     Setting("refusal_prompt", "", text, env=ENV_REFUSAL_PROMPT,

@@ -61,3 +61,24 @@ def test_a_bad_margin_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "wide")
     with pytest.raises(PreflightError, match="LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN must be a number >= 0, got 'wide'"):
         hooks.preflight()
+
+
+def test_the_task_settings_alone_choose_hybrid_and_its_margin(docs, monkeypatch):
+    """What the task class hands the scorer (settings=), with no environment variable set."""
+    from lmms_plugins.tasks.dod.settings import SETTINGS
+    from lmms_plugins.utils.settings import resolve
+
+    for var in ("LMMS_PLUGINS_DOD_REFUSAL", "LMMS_PLUGINS_DOD_EDIT_JUDGE", "LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN"):
+        monkeypatch.delenv(var, raising=False)
+    doc = docs["spatial_arangement-1-infeasible"]
+    raw = json.dumps({"text": CLEAR_REFUSAL, "images": []})
+    with FakeJudgeServer(judge_says(False)) as server:
+        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
+        narrow = resolve(SETTINGS, {"refusal_mode": "hybrid", "edit_judge": "off"})
+        assert hooks.score_sample(doc, raw, settings=narrow).refused is True and server.calls == 0
+        wide = resolve(SETTINGS, {"refusal_mode": "hybrid", "edit_judge": "off", "uncertain_margin": 1000})
+        rec = hooks.score_sample(doc, raw, settings=wide)
+        assert server.calls == 1 and rec.refused is False and rec.refusal_rule == "hybrid_judge"
+        # in the default mode (rules) no judge is asked: an uncertain response is pending
+        rec = hooks.score_sample(doc, raw, settings=resolve(SETTINGS, {"uncertain_margin": 1000}))
+        assert (rec.refused, rec.status, server.calls) == (None, "refusal_uncertain", 1)

@@ -16,6 +16,8 @@ from lmms_plugins.tasks.grade import hooks  # noqa: E402
 from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
 from lmms_plugins.tasks.grade.verdicts import VerdictFileError, load_verdicts  # noqa: E402
+from lmms_plugins.tasks.grade.settings import SETTINGS  # noqa: E402
+from lmms_plugins.utils.settings import resolve  # noqa: E402
 
 
 def reasoning_result(case, yes=None) -> dict:
@@ -54,12 +56,19 @@ def test_the_three_official_result_folders_give_R_C_L_with_no_judge(docs, tmp_pa
     reasoning = write_folder(run / "gemini_flash_eval_1", [(c.task_id, reasoning_result(c)) for c in CASES])
     consis = write_folder(run / "gemini_flash_consis_4", [(c.task_id, consis_result(c)) for c in CASES])
     read = write_folder(run / "gemini_flash_read_4", [(c.task_id, read_result(c)) for c in CASES])
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", os.pathsep.join(map(str, (reasoning, consis, read))))
+    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
+    # the task setting, as the task class hands it to the scorer
+    settings = resolve(SETTINGS, {"verdicts": os.pathsep.join(map(str, (reasoning, consis, read)))})
     for case in CASES:
-        rec = hooks.process_results(docs[case.task_id], ["no image needed"])["grade_strict"]
+        rec = hooks.process_results(docs[case.task_id], ["no image needed"], settings=settings)["grade_strict"]
         expected_r = sum(w for qid, _, w in case.questions if qid in case.yes)
         assert rec["status"] == "ok", rec
         assert (rec["R"], rec["C"], rec["L"]) == (pytest.approx(expected_r), case.C, case.L)
+    # the deprecated variable still gives the same verdicts
+    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", settings["verdicts"])
+    case = CASES[0]
+    assert hooks.process_results(docs[case.task_id], ["no image needed"])["grade_strict"]["R"] == pytest.approx(
+        sum(w for qid, _, w in case.questions if qid in case.yes))
 
 
 def test_merged_official_arrays_and_full_result_file(tmp_path):

@@ -1,0 +1,40 @@
+"""Every declared setting, set in a task's metadata, is recorded with its value (the others with their
+defaults) in the metadata lmms-eval writes into the results, and compare names exactly that key."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from lmms_plugins.utils.settings import bind, differences
+
+# a value each setting accepts that is not its default
+CHANGED = {
+    "refusal_mode": "hybrid", "refusal_text": "all", "uncertain_margin": 0.5, "edit_judge": "off",
+    "refusal_prompt": "/prompts/refusal.jinja", "edit_prompt": "/prompts/edit.jinja",
+    "judge_model": "another-judge", "judge_extra_body": {"reasoning_effort": "low"},
+    "detector": "synthetic_test", "flow": "raft_small", "verdicts": "official_results.jsonl", "prompts": "/prompts",
+}
+CASES = [(bench, s) for bench in ("dod", "abacus", "grade")
+         for s in importlib.import_module(f"lmms_plugins.tasks.{bench}.settings").SETTINGS]
+
+
+@pytest.mark.parametrize("bench, setting", CASES, ids=[f"{b}.{s.key}" for b, s in CASES])
+def test_a_setting_in_the_metadata_is_recorded_and_compared(bench, setting, monkeypatch):
+    monkeypatch.delenv(setting.env, raising=False)
+    seen = {}
+
+    def scorer(doc, results, settings=None):
+        seen.update(settings)
+        return {}
+
+    declared = importlib.import_module(f"lmms_plugins.tasks.{bench}.settings").SETTINGS
+    base = {"task": f"{bench}_x", "process_results": scorer, "metadata": {"version": 1.0}}
+    default = bind(declared, base)["metadata"]
+    changed = bind(declared, {**base, "metadata": {"version": 1.0, setting.key: CHANGED[setting.key]}})
+    assert set(default) == {"version"} | {s.key for s in declared}  # every setting recorded, defaults included
+    assert changed["metadata"][setting.key] == CHANGED[setting.key]
+    changed["process_results"]({}, [])
+    assert seen[setting.key] == CHANGED[setting.key]  # the scorer gets it
+    assert [line.split(":")[0] for line in differences({"a": default, "b": changed["metadata"]})] == [setting.key]
