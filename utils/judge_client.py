@@ -18,7 +18,9 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
                                    ``LMMS_PLUGINS_CACHE_DIR`` or ``~/.cache/lmms_plugins``);
                                    ``off`` disables the cache
 ``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
-                                   ``{"reasoning_effort": "low"}`` (part of the cache key)
+                                   ``{"reasoning_effort": "low"}`` (part of the cache key);
+                                   deprecated: tasks pass their setting ``judge_extra_body``
+                                   (lmms_plugins.utils.judge_settings) as ``extra_body=``
 =================================  ==========================================================
 
 Behaviour:

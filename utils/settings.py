@@ -111,7 +111,7 @@ def resolve(declared: Sequence[Setting], metadata: Mapping | None, *, task: str 
         elif s.env and os.environ.get(s.env, "").strip():
             raw, origin = os.environ[s.env], s.env
             if s.env_deprecated:
-                _warn_alias(s.env, s.key, task)
+                _warn_alias(s.env, s.key)
         else:
             raw, origin = s.default, f"metadata.{s.key} (default)"
         try:
@@ -123,11 +123,11 @@ def resolve(declared: Sequence[Setting], metadata: Mapping | None, *, task: str 
 
 
 @functools.lru_cache(maxsize=None)
-def _warn_alias(env: str, key: str, task: str) -> None:
-    # printed: lmms-eval's log level hides warnings of other loggers
+def _warn_alias(env: str, key: str) -> None:
+    # once per process; printed: lmms-eval's log level hides warnings of other loggers
     print(f"[lmms_plugins] WARNING: {env} is deprecated: set metadata.{key} in the task's YAML instead "
-          f"(its value is used{' for ' + task if task else ''} and recorded in the results' configs.<task>.metadata)",
-          file=sys.stderr)
+          f"(`lmms-plugins settings <task> {key}=...`); its value is used and recorded in the results' "
+          "configs.<task>.metadata", file=sys.stderr)
 
 
 def recorded(value: Any) -> Any:
