@@ -124,7 +124,7 @@ def summary(items: Iterable[Any]) -> tuple[int, int, str]:
 
 
 def calling_task_name() -> str | None:
-    """The lmms-eval task being aggregated: set by lmms_plugins/harness.py around lmms-eval's
+    """The lmms-eval task being aggregated: set by lmms_plugins/harness/end_of_run.py around lmms-eval's
     aggregation of each task (lmms-eval 0.7.3 hands an aggregation only its items); None outside
     it (lm-eval, a test calling an aggregation). Only a label: no score depends on it."""
     from lmms_plugins.utils.run_summary import current_task

@@ -3,7 +3,7 @@ pending (not scored: no judge verdict, no detector, a missing dataset file...), 
 unexpected error, or ran model code unconfined.
 
 One reading for the two places that report it: the last lines of an lmms-eval run
-(lmms_plugins/harness.py, from the per-sample values the aggregations get) and
+(lmms_plugins/harness/end_of_run.py, from the per-sample values the aggregations get) and
 ``lmms-plugins check`` (lmms_plugins/check.py, from the samples files). A sample is what
 ``process_results`` returned for it: metric -> :func:`lmms_plugins.utils.status.sample` dict.
 
@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 
 from lmms_plugins.utils.status import ERROR, GENERATION_FAILED, OK
 
-#: The lmms-eval task whose aggregations run now (set by lmms_plugins/harness.py), or None.
+#: The lmms-eval task whose aggregations run now (set by lmms_plugins/harness/end_of_run.py), or None.
 CURRENT_TASK: contextvars.ContextVar[str | None] = contextvars.ContextVar("lmms_plugins_task", default=None)
 UNCONFINED = "unconfined"
 NOT_APPLICABLE = "not_applicable"

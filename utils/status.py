@@ -56,7 +56,7 @@ def status_counts(items: Iterable[Any]) -> Counter:
 
 
 def task_label(name: str) -> str:
-    """``name`` with the task lmms-eval is aggregating (lmms_plugins/harness.py names it): ``dod E`` ->
+    """``name`` with the task lmms-eval is aggregating (lmms_plugins/harness/end_of_run.py names it): ``dod E`` ->
     ``dod_no_hint E``, ``abacus_score`` -> ``abacus_add_easy: abacus_score``; ``name`` outside a run."""
     from lmms_plugins.utils.run_summary import current_task
 

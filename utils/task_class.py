@@ -26,6 +26,7 @@ builds a ``class:`` task as that class for every model).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,16 +77,15 @@ class PluginTask:
         from lmms_plugins.utils.local_data import content_cache_kwargs, unwrap_retry
 
         local = local_dataset_path(bench)
-        upstream = super().download
-        load = lambda kwargs: upstream(kwargs)  # noqa: E731 - lmms-eval's download, retried 5 times
+        upstream = super().download  # lmms-eval's, retried 5 times 2 s apart (tenacity)
         if local is not None:
             self.DATASET_PATH = local
             dataset_kwargs = content_cache_kwargs(dataset_kwargs, local, bench)
             unretried = getattr(getattr(upstream, "__func__", None), "__wrapped__", None)
-            if unretried is not None:  # retrying a local folder, 2 s apart, only delays the error
-                load = lambda kwargs: unretried(self, kwargs)  # noqa: E731
+            if unretried is not None:  # retrying a local folder only delays the error
+                upstream = functools.partial(unretried, self)
         try:
-            return load(dataset_kwargs)
+            return upstream(dataset_kwargs)
         except Exception as exc:  # say which variable to set, not only what `datasets` says
             exc = unwrap_retry(exc)
             if isinstance(exc, MissingDataError):  # already names what is missing and the fix

@@ -9,7 +9,6 @@ package's tasks are still reachable with ``--include_path "$(lmms-plugins tasks-
 from __future__ import annotations
 
 import functools
-import sys
 import warnings
 
 #: distribution -> the release tested here (pyproject.toml pins the same)
@@ -78,11 +77,6 @@ def install(owner, name: str, wrapper) -> None:
     setattr(wrapper, _PATCHED, True)
     wrapper.__wrapped__ = original
     setattr(owner, name, wrapper)
-
-
-def module_initialising(name: str) -> bool:
-    module = sys.modules.get(name)
-    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
 
 __all__ = ["HarnessWarning", "OFF", "SUPPORTED", "install", "supported", "unpatched", "warn"]
