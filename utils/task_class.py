@@ -30,6 +30,9 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+#: the model's name, which the harness hands a task class in its config (lmms-eval 0.7.3 passes none)
+MODEL_NAME_KEY = "lmms_plugins_model_name"
+
 
 class PluginTask:
     """Mixin of this package's task classes (first base, before lmms-eval's task class)."""
@@ -41,13 +44,16 @@ class PluginTask:
 
     def __init__(self, *args: Any, config: dict | None = None, **kwargs: Any) -> None:
         self.settings: Mapping[str, Any] = {}
+        named_model = config.get(MODEL_NAME_KEY) if isinstance(config, dict) else None  # harness/task_type.py
         if config is not None:  # `class` is the YAML key that named us, not a TaskConfig field
-            config = {k: v for k, v in config.items() if k != "class"}
+            config = {k: v for k, v in config.items() if k not in ("class", MODEL_NAME_KEY)}
             if self.SETTINGS:
                 from lmms_plugins.utils.settings import bind, resolve
 
                 config = bind(self.SETTINGS, config)
                 self.settings = resolve(self.SETTINGS, config["metadata"], task=str(config.get("task") or ""))
+        if named_model is not None and kwargs.get("model_name") is None:
+            kwargs["model_name"] = named_model  # per-model lmms_eval_specific_kwargs, as a configurable task gets
         super().__init__(*args, config=config, **kwargs)
 
     # ---------------------------------------------------------------- what the YAML says

@@ -126,3 +126,25 @@ def test_the_checks_before_the_first_request_are_skipped_when_nothing_is_scored(
     task.override_metric("bypass")  # what lmms-eval's --predict_only does before it builds the requests
     task.build_all_requests(rank=0, world_size=1)
     assert task.instances
+
+
+def test_per_model_prompt_options_reach_a_class_task(data, tmp_path):
+    """lmms-eval passes a class no model_name; the harness does, as for a configurable task."""
+    from lmms_eval.tasks import TaskManager
+
+    from lmms_plugins import registration
+
+    registration.register()
+    (tmp_path / "mine.yaml").write_text(
+        "task: my_alignment\n"
+        f"include: {Path(tasks_dir()) / 'cwi' / '_default_template_yaml'}\n"
+        "dataset_name: alignment\n"
+        "lmms_eval_specific_kwargs:\n"
+        "  default: {prompt_template: 'plain {{ prompt }}'}\n"
+        "  some_model: {prompt_template: 'for some_model {{ prompt }}'}\n"
+        "metadata: {version: 1.0, lmms_plugins_benchmark: cwi, cwi_task: alignment}\n")
+    for model, kind, wording in (("some_model", "chat", "for some_model "), ("another", "simple", "plain ")):
+        manager = TaskManager(include_path=str(tmp_path), include_defaults=False, model_name=model)
+        task = manager.load_task_or_group(["my_alignment"], task_type=kind)["my_alignment"]
+        doc = task.dataset["test"][0]
+        assert task.model_name == model and task.doc_to_text(doc) == wording + doc["prompt"], (model, kind)
