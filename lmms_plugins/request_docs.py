@@ -4,8 +4,8 @@ lmms-eval 0.7.3 builds every request with ``doc`` left at None (``# doc=doc,`` i
 ``ConfigurableTask.construct_requests``). Its ``qwen_image_edit`` wrapper in editing mode reads
 nothing else: ``request.doc.get("task")``, ``request.doc.get("doc_id")`` and the input image from
 ``request.doc["image"]`` (or ``["images"][0]``); with ``doc=None`` it stops the run with an
-``AttributeError``. The registration hook wraps ``construct_requests`` so that a generation request
-of one of this package's tasks carries a :class:`RequestDoc`: a read-only mapping with
+``AttributeError``. This package's task classes (utils/task_class.py) extend ``construct_requests``
+so that a generation request of one of their tasks carries a :class:`RequestDoc`: a read-only mapping with
 
 * ``image`` / ``images``: the task's own ``doc_to_visual`` output (first image / all, in order),
   computed when read, so no image is held in memory by the requests;
@@ -82,12 +82,6 @@ class RequestDoc(Mapping):
 
     def __reduce__(self):  # lmms-eval's request cache pickles requests: keep the names only
         return dict, ({"task": self._task.config.task, "doc_id": self._doc_id, "prompt": self._prompt},)
-
-
-def ours(task) -> bool:
-    """A task of this package: its doc_to_visual is one of our hooks."""
-    fn = getattr(getattr(task, "config", None), "doc_to_visual", None)
-    return str(getattr(fn, "__module__", "")).startswith("lmms_plugins.")
 
 
 def attach(task, instances, doc_id, ctx, split) -> None:

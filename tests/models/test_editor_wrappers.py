@@ -363,7 +363,7 @@ class DiffusionPipeline:
 
 @pytest.mark.e2e
 def test_qwen_image_edit_through_the_real_cli(tmp_path, run_lmms_eval):
-    """The registration hook's Instance.doc in a real `lmms-eval --model qwen_image_edit` run, with
+    """The task classes' Instance.doc in a real `lmms-eval --model qwen_image_edit` run, with
     diffusers replaced by a package on PYTHONPATH (the wrapper's import, loading and call stay real)."""
     from lmms_plugins.tasks.abacus import synthetic as syn
 
