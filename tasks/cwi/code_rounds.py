@@ -95,7 +95,9 @@ def _dedent(code: str, width: int) -> str:
 def code_blocks(text: str) -> Iterator[CodeBlock]:
     """The fenced blocks of ``text`` in order (one pass: linear in the length of ``text``)."""
     text = normalise_newlines(text)
-    n, pos = len(text), 0
+    # a last line of blanks with no line end is no line (CommonMark as markdown-it-py reads it)
+    last = text.rfind("\n") + 1
+    n, pos = (last if not text[last:].strip(" \t") else len(text)), 0
     while pos < n:
         eol = text.find("\n", pos)
         eol = n if eol < 0 else eol

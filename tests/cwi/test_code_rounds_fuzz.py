@@ -145,6 +145,14 @@ def test_what_is_not_python_code_is_not_run(ran, reply):
         assert _logged(outs[-1])["cwi_code"]["ended"] == "no_action"
 
 
+def test_a_last_line_of_blanks_without_a_line_end_is_no_line():
+    # found by the CommonMark differential below: markdown-it-py reads no such line
+    assert [b.code for b in code_blocks("```\n```\n```\n```python\n ")] == ["", "```python\n"]
+    assert [b.code for b in code_blocks("```\na\n\t")] == ["a\n"]
+    assert [b.code for b in code_blocks("```\na\n \n")] == ["a\n \n"]  # with its line end it is a line
+    assert [b.code for b in code_blocks("```\na\n  b  ")] == ["a\n  b  "]
+
+
 def test_a_closing_fence_must_match_the_opening_one():
     text = "~~~python\nprint(1)\n```\n~~\n~~~~\nafter"
     (block,) = list(code_blocks(text))
