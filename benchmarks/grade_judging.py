@@ -130,7 +130,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         from lmms_plugins.tasks.grade.scoring import breakdown  # what the table row no longer carries
 
-        b = breakdown(hooks._samples([r["grade_breakdown"] for r in first]))
+        b = breakdown(hooks.sample_scores([r["grade_breakdown"] for r in first]))
         agg = time.perf_counter() - t0
         print(f"judge calls: {calls} ({calls / args.n:.2f} per sample); statuses {statuses}")
         print(f"request size: mean {sum(sizes) / len(sizes) / 1024:.0f} KiB, max {max(sizes) / 1024:.0f} KiB, "

@@ -43,9 +43,9 @@ class Row:
 
 def subtasks(run: Run, task: str) -> list[str]:
     """The tasks a group pools, down to the tasks with samples."""
-    from lmms_plugins.runs import _leaves
+    from lmms_plugins.runs import leaves_of
 
-    return _leaves(run.groups, task)
+    return leaves_of(run.groups, task)
 
 
 def _fmt(v: float | None, unit: str) -> str:

@@ -255,7 +255,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
             tasks[task] = TaskResult(task, values, stderr, n, samples, rf, sf, config=cfg, harness=harness)
     for group, members in groups.items():  # a group's n: the samples of its tasks (lmms-eval writes none)
         tr = tasks.get(group)
-        leaves = _leaves(groups, group)
+        leaves = leaves_of(groups, group)
         if tr is not None and tr.n is None and leaves and all(t in tasks and tasks[t].n is not None for t in leaves):
             tr.n = sum(tasks[t].n for t in leaves)
     if label is None:
@@ -264,7 +264,7 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     return Run(label=label, path=path, model=model, tasks=tasks, config=config, configs=calls, groups=groups)
 
 
-def _leaves(groups: dict[str, list[str]], group: str) -> list[str]:
+def leaves_of(groups: dict[str, list[str]], group: str) -> list[str]:
     """The tasks (not groups) under a group, each once."""
     out, todo, seen = [], list(groups.get(group, [])), {group}
     while todo:

@@ -137,10 +137,10 @@ def pooled(run: Run, task: str) -> TaskResult:
     samples only where it is their plain mean (a pooled accuracy, not a product of means)."""
     from dataclasses import replace
 
-    from lmms_plugins.runs import _leaves
+    from lmms_plugins.runs import leaves_of
 
     tr = run.tasks[task]
-    leaves = _leaves(run.groups, task) if tr.samples is None else []
+    leaves = leaves_of(run.groups, task) if tr.samples is None else []
     if not leaves or any(run.tasks.get(t) is None or run.tasks[t].samples is None for t in leaves):
         return tr
     lines = []

@@ -44,9 +44,9 @@ def read_records(path: Path) -> list:
 
 def records_of(lines: list[dict]) -> list:
     """The full records (``dod_run``) of logged sample lines, as ``metrics.SampleRecord`` (lines without one are skipped)."""
-    from lmms_plugins.tasks.dod.hooks import FULL_RECORD_METRIC, _records
+    from lmms_plugins.tasks.dod.hooks import FULL_RECORD_METRIC, sample_records
 
-    return _records([line[FULL_RECORD_METRIC] for line in lines if isinstance(line.get(FULL_RECORD_METRIC), dict)])
+    return sample_records([line[FULL_RECORD_METRIC] for line in lines if isinstance(line.get(FULL_RECORD_METRIC), dict)])
 
 
 def summaries(path: Path) -> dict[str, dict]:

@@ -149,7 +149,7 @@ def preflight(settings: Mapping | None = None) -> None:
     from lmms_plugins.utils import preflight as pf
     from lmms_plugins.utils.judge_settings import judge_overrides
 
-    from .judges import EDIT_PROMPT_FILE, REFUSAL_PROMPT_FILE, JudgeUnavailable, _prompt_source
+    from .judges import EDIT_PROMPT_FILE, REFUSAL_PROMPT_FILE, JudgeUnavailable, prompt_source
 
     settings = settings_of(settings)  # a misspelt setting stops the run here
     if pf.skipped():
@@ -167,7 +167,7 @@ def preflight(settings: Mapping | None = None) -> None:
         prompts.append(("edit_prompt", EDIT_PROMPT_FILE))
     for key, default in prompts:
         try:
-            source = _prompt_source(settings[key], default, key)
+            source = prompt_source(settings[key], default, key)
         except JudgeUnavailable as exc:
             raise pf.PreflightError(f"dod: {exc}") from None
         pf.check_jinja(source, settings[key] or default)
@@ -408,7 +408,7 @@ def process_results_decline_hint(doc: Mapping, results: list, settings: Mapping 
 # lmms_plugins.tasks.dod.breakdown` (breakdown.py).
 
 
-def _records(items: list) -> list[M.SampleRecord]:
+def sample_records(items: list) -> list[M.SampleRecord]:
     recs = []
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("record"), dict):
@@ -420,7 +420,7 @@ def _records(items: list) -> list[M.SampleRecord]:
 
 
 def _tally(metric: str, items: list) -> M.Tally:
-    records = _records(items)
+    records = sample_records(items)
     return M.pair_tally(metric, records) if metric in M.PAIR_METRICS else M.tally(metric, records)
 
 
@@ -453,7 +453,7 @@ aggregate_generation_failure_rate = aggregation.failure_rate("aggregate_generati
 
 def aggregate_breakdown(items: list) -> dict:
     """The counts behind every rate: metric -> [success, pending, total] (metrics.breakdown)."""
-    return M.breakdown(_records(items))
+    return M.breakdown(sample_records(items))
 
 
 def aggregate_run(items: list) -> dict:
@@ -465,7 +465,7 @@ def aggregate_run(items: list) -> dict:
 
     # once per task (this metric is aggregated once), from the items that carry the sample's reason
     warn_once(items, "dod")
-    records = _records(items)
+    records = sample_records(items)
     for line in M.format_summary(M.summarize(records)):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] {st.task_label('dod')}: {line}", file=sys.stderr)
     facts = {**M.run_facts(records), "data_problems": _data_problems(),
@@ -484,6 +484,6 @@ def aggregate_run(items: list) -> dict:
 def aggregate_sample_statuses(items: list) -> dict:
     """How many requests ended in each status (ok, unparsable, missing_image, no_edit_judge, ...)."""
     counts: dict[str, int] = {}
-    for r in _records(items):
+    for r in sample_records(items):
         counts[r.status] = counts.get(r.status, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (kv[0] != "ok", kv[0])))

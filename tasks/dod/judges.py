@@ -67,7 +67,7 @@ class EditVerdict:
 REFUSAL_PROMPT_FILE, EDIT_PROMPT_FILE = "refusal_judge_prompt.jinja", "edit_judge_prompt.jinja"
 
 
-def _prompt_source(path: str, default: str, key: str = "") -> str:
+def prompt_source(path: str, default: str, key: str = "") -> str:
     """The prompt file ``path`` (a task setting; '' = the shipped ``default``), read."""
     path = path or str(_HERE / default)
     try:
@@ -172,7 +172,7 @@ def judge_refusal(*, doc_prompt: str, label, reasoning: str, judge=None, reading
 
     if not (reasoning or "").strip():
         return RefusalVerdict(False, None, "", "empty response: no conclusion")
-    source = _prompt_source(prompt_file, REFUSAL_PROMPT_FILE, "refusal_prompt")
+    source = prompt_source(prompt_file, REFUSAL_PROMPT_FILE, "refusal_prompt")
     prompt = _render(
         source,
         task_prompt=doc_prompt,
@@ -219,7 +219,7 @@ def judge_edit(*, instruction: str, label, input_image, output_image, judge=None
     images are encoded only when the judge is asked, so a re-run served from the cache decodes none."""
     from lmms_plugins.utils.judge_client import JudgeError, file_digest, prompt_version
 
-    source = _prompt_source(prompt_file, EDIT_PROMPT_FILE, "edit_prompt")
+    source = prompt_source(prompt_file, EDIT_PROMPT_FILE, "edit_prompt")
     prompt = _render(source, instruction=instruction, witness=_text(label.witness))
     inputs = list(input_image) if isinstance(input_image, (list, tuple)) else [input_image]
     judge = judge or client(**(overrides or {}))

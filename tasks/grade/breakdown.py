@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("path", type=Path, help="lmms-eval's --output_path of the run, or one samples file")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval (0: none)")
     args = ap.parse_args(argv)
-    from lmms_plugins.tasks.grade.hooks import _samples
+    from lmms_plugins.tasks.grade.hooks import sample_scores
     from lmms_plugins.tasks.grade.scoring import breakdown
 
     try:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"grade breakdown: {exc}", file=sys.stderr)
         return 2
-    json.dump(breakdown(_samples(items), n_resamples=args.resamples), sys.stdout, indent=1)
+    json.dump(breakdown(sample_scores(items), n_resamples=args.resamples), sys.stdout, indent=1)
     print()
     return 0
 

@@ -255,7 +255,7 @@ def _process_results(doc, results, settings):
 
 
 # ------------------------------------------------------------------------------- aggregation
-def _samples(items: list, name: str | None = None):
+def sample_scores(items: list, name: str | None = None):
     from lmms_plugins.tasks.grade.scoring import SampleScore
 
     if name:  # status counts logged once per run (by the breakdown), not once per metric
@@ -279,14 +279,14 @@ def _samples(items: list, name: str | None = None):
 def _overall(items, name):
     from lmms_plugins.tasks.grade.scoring import score_group
 
-    return score_group(_samples(items), n_resamples=0)
+    return score_group(sample_scores(items), n_resamples=0)
 
 
 def _se(name: str):
     def se(items):
         from lmms_plugins.tasks.grade.scoring import standard_error
 
-        return standard_error(_samples(items), name)
+        return standard_error(sample_scores(items), name)
 
     return se
 
@@ -301,7 +301,7 @@ def _stands_on(name: str, items: list) -> int:
     A failed generation counts 0 in every score (the paper averages over all N samples), but a
     score none of whose samples was generated and judged is not a number: NaN, not 0."""
     n = 0
-    for s in _samples(items):
+    for s in sample_scores(items):
         if s.status == st.GENERATION_FAILED:
             continue
         dims = {"R": s.R, "C": s.C if s.c_applicable else 0, "L": s.L}
@@ -343,7 +343,7 @@ def aggregate_breakdown(items):
     from lmms_plugins.utils.generation_failure import warn_once
 
     warn_once(items, "grade")  # once per task: this metric is aggregated once
-    samples = _samples(items, "grade_breakdown")
+    samples = sample_scores(items, "grade_breakdown")
     for line in breakdown_lines(samples):  # printed: lmms-eval's log level hides INFO
         print(f"[lmms_plugins] {st.task_label('grade')}: {line}", file=sys.stderr)
     overall = score_group(samples, n_resamples=0)

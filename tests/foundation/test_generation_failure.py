@@ -200,7 +200,7 @@ def test_dod_failure_is_neither_a_decline_nor_an_edit(dod_docs):
     assert success == 0 and pending == total > 0  # the infeasible requests, all pending
     from lmms_plugins.tasks.dod.metrics import summarize
 
-    assert summarize(hooks._records(items))["D_strict"]["statuses"] == {GENERATION_FAILED: total}
+    assert summarize(hooks.sample_records(items))["D_strict"]["statuses"] == {GENERATION_FAILED: total}
     assert math.isnan(hooks.aggregate_D_strict(items))  # no request reviewed: not known, not 0
 
 

@@ -26,7 +26,7 @@ def metric(results: dict, name: str):
 
 
 def check_scores(results: dict, samples: list[dict]) -> None:
-    from lmms_plugins.tasks.grade.hooks import _samples
+    from lmms_plugins.tasks.grade.hooks import sample_scores
     from lmms_plugins.tasks.grade.scoring import breakdown
 
     exp = expected_scores()
@@ -34,7 +34,7 @@ def check_scores(results: dict, samples: list[dict]) -> None:
         assert metric(results, f"grade_{name}") == pytest.approx(exp[name]), name
     # the table row is short; the details come from the samples' records (as the breakdown CLI does)
     assert metric(results, "grade_breakdown") == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
-    b = breakdown(_samples([line["grade_breakdown"] for line in samples]))
+    b = breakdown(sample_scores([line["grade_breakdown"] for line in samples]))
     assert b["status_counts"] == {"missing_image": 1, "ok": 5}
     assert b["overall"]["lenient"] == pytest.approx(exp["lenient"])
     # per domain: board -> sports, engineering -> physics (with physics_mech)

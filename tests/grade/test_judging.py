@@ -97,7 +97,7 @@ def test_full_judging_matches_hand_computed_scores(data, judge_env):
     assert hooks.aggregate_strict(items) == pytest.approx(exp["strict"])
     assert hooks.aggregate_consistency(items) == pytest.approx(exp["consistency"])
     assert hooks.aggregate_breakdown(items) == {"n": 6, "n_consistency": 5, "status_counts": {"missing_image": 1, "ok": 5}}
-    b = breakdown(hooks._samples(items))  # the details: from the records (the log prints them)
+    b = breakdown(hooks.sample_scores(items))  # the details: from the records (the log prints them)
     assert set(b["by_domain"]) == {"physics", "sports", "chemistry", "math", "eco"}
     assert b["by_domain"]["physics"]["n"] == 2  # physics_mech + engineering_views
 
