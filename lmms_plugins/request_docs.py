@@ -76,12 +76,23 @@ class RequestDoc(Mapping):
         try:
             bench = benchmark_of(str(self._task.config.task))
             root = local_root(bench) if bench else None
-            return doc_fingerprint(self._task.dataset[self._split][self._doc_id], [root] if root else [])
+            dataset = self._task.dataset[self._split]
+            return doc_fingerprint(_decoded(dataset, dataset[self._doc_id]), [root] if root else [])
         except Exception as exc:  # noqa: BLE001 - a log line must not stop the run
             return f"unavailable ({type(exc).__name__})"
 
     def __reduce__(self):  # lmms-eval's request cache pickles requests: keep the names only
         return dict, ({"task": self._task.config.task, "doc_id": self._doc_id, "prompt": self._prompt},)
+
+
+def _decoded(dataset, doc):
+    """``doc`` as a decoding dataset gives it: a task that reads its images undecoded (ABACUS, to send
+    their stored bytes as they are) keeps the fingerprint of the decoded pixels it always had."""
+    from datasets import Image
+
+    features = getattr(dataset, "features", None) or {}
+    stored = [k for k, f in features.items() if isinstance(f, Image) and not f.decode and isinstance(doc.get(k), Mapping)]
+    return {**doc, **{k: Image().decode_example(dict(doc[k])) for k in stored}} if stored else doc
 
 
 def attach(task, instances, doc_id, ctx, split) -> None:

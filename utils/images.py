@@ -142,19 +142,24 @@ def load_rgb(
 
 
 def load_rgb_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS,
-                   max_bytes: int | None = None, max_side: int | None = None):
-    """:func:`load_rgb` for an image held in memory (e.g. a file a sandboxed program wrote);
-    ``name`` stands for it in messages."""
+                   max_bytes: int | None = None, max_side: int | None = None, keep_source: bool = False):
+    """:func:`load_rgb` for an image held in memory (e.g. a file a sandboxed program wrote, a dataset's
+    stored image); ``name`` stands for it in messages. ``keep_source``: as for :func:`load_rgb`, the
+    image remembers ``data`` while its pixels are those bytes' own."""
     import io
 
     if not data:
         raise ImageCorrupt(f"image {name} is empty (0 bytes)")
-    return _decode(io.BytesIO(bytes(data)), name, max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
+    data = bytes(data)
+    return _decode(io.BytesIO(data), name, max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side,
+                   source_file=data if keep_source else None)
 
 
-def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_side: int | None, source_file: Path | None = None):
+def _decode(source, name: str, *, max_pixels: int, max_bytes: int | None, max_side: int | None,
+            source_file: Path | bytes | None = None):
     """Decode ``source`` (a path or a binary file object) with the checks of :func:`load_rgb`;
-    with ``source_file``, the image remembers that file when its pixels are the file's own."""
+    with ``source_file`` (a path, or the bytes themselves), the image remembers it when its pixels
+    are the file's own."""
     from PIL import Image, UnidentifiedImageError
 
     budget = max_decode_bytes() if max_bytes is None else int(max_bytes)
@@ -205,19 +210,31 @@ def _fingerprint(image) -> int:
     return zlib.crc32(image.tobytes())
 
 
-def _remember_source(image, path: Path) -> None:
-    stat = path.stat()
-    setattr(image, _SOURCE_ATTR, (path, stat.st_size, stat.st_mtime_ns, image.size, _fingerprint(image)))
+def _remember_source(image, source: Path | bytes) -> None:
+    if isinstance(source, bytes):  # held in memory: nothing can change it (bytes are immutable)
+        setattr(image, _SOURCE_ATTR, (source, len(source), None, image.size, _fingerprint(image)))
+        return
+    stat = source.stat()
+    setattr(image, _SOURCE_ATTR, (source, stat.st_size, stat.st_mtime_ns, image.size, _fingerprint(image)))
+
+
+def has_source(image) -> bool:
+    """Whether ``image`` came from ``load_rgb``/``load_rgb_bytes(..., keep_source=True)`` with the
+    file's own pixels (cheap; :func:`source_bytes` is the check that the pixels are unchanged)."""
+    return getattr(image, _SOURCE_ATTR, None) is not None
 
 
 def source_bytes(image) -> bytes | None:
-    """The PNG or JPEG file that ``load_rgb(..., keep_source=True)`` decoded ``image`` from, when its
-    pixels are exactly the file's (stored as RGB, not reduced, no EXIF rotation) and neither the
-    image nor the file changed since; else None (the caller encodes the pixels itself)."""
+    """The PNG or JPEG file (or bytes) that ``load_rgb``/``load_rgb_bytes(..., keep_source=True)``
+    decoded ``image`` from, when its pixels are exactly the file's (stored as RGB, not reduced, no
+    EXIF rotation) and neither the image nor the file changed since; else None (the caller encodes
+    the pixels itself). A copy or conversion of the image is a new image that remembers nothing."""
     source = getattr(image, _SOURCE_ATTR, None)
     if source is None:
         return None
     path, size, mtime_ns, dims, fingerprint = source
+    if isinstance(path, bytes):
+        return path if image.size == dims and _fingerprint(image) == fingerprint else None
     try:
         stat = path.stat()
         if (stat.st_size, stat.st_mtime_ns) != (size, mtime_ns) or image.size != dims or _fingerprint(image) != fingerprint:

@@ -36,7 +36,19 @@ log = logging.getLogger("lmms_plugins.abacus")
 
 def _with_operation(dataset, operation: str):
     # add_column touches no image: the parquet's image bytes are not decoded here
-    return dataset.add_column("abacus_operation", [operation] * len(dataset))
+    return _stored_images(dataset.add_column("abacus_operation", [operation] * len(dataset)))
+
+
+def _stored_images(dataset):
+    """The image columns read undecoded ({"bytes", "path"}): :func:`source_image` decodes them once,
+    with the checks of utils/images, and the decoded image keeps its bytes for an image-edit API."""
+    from datasets import Image
+
+    for name in IMAGE_FIELDS:
+        feature = dataset.features.get(name)
+        if isinstance(feature, Image) and feature.decode:
+            dataset = dataset.cast_column(name, Image(decode=False))  # the features change, not the data
+    return dataset
 
 
 def preflight(settings: Mapping | None = None) -> None:
@@ -89,16 +101,43 @@ def doc_to_text(doc: Mapping, lmms_eval_specific_kwargs: Mapping | None = None) 
 IMAGE_FIELDS = ("image", "source_image", "input_image", "before")
 
 
-def source_image(doc: Mapping):
+def _stored(doc: Mapping):
     for name in IMAGE_FIELDS:
         if doc.get(name) is not None:
             return doc[name]
     return None
 
 
+def source_image(doc: Mapping):
+    """The doc's source image as a PIL image: the pixels `datasets` would decode, read once.
+
+    A stored RGB PNG or JPEG (the usual case) is decoded by ``load_rgb_bytes`` (size bound,
+    truncation check) and remembers its bytes (``images.source_bytes``); any other (another mode,
+    an EXIF rotation, a path without bytes) is decoded by `datasets` as it always was.
+    """
+    value = _stored(doc)
+    if not isinstance(value, Mapping):
+        return value  # already an image (a decoding dataset, a test's doc)
+    from datasets import Image
+
+    from lmms_plugins.utils import images
+
+    data = value.get("bytes")
+    if data:
+        image = images.load_rgb_bytes(data, name=f"source image of doc {doc.get('image_id', '?')}", keep_source=True)
+        if images.has_source(image):
+            return image
+    return Image().decode_example(dict(value))
+
+
 def doc_to_visual(doc: Mapping) -> list:
+    from lmms_plugins.utils import images
+
     image = source_image(doc)
-    return [image.convert("RGB")] if image is not None else []
+    if image is None:
+        return []
+    # decoded from the stored bytes just now: the model gets that very image (and its bytes)
+    return [image if images.has_source(image) and isinstance(_stored(doc), Mapping) else image.convert("RGB")]
 
 
 # ------------------------------------------------------------------------------------- scoring

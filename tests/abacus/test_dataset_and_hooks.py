@@ -145,8 +145,60 @@ def test_threads_give_the_same_scores_as_one_thread(touch_root, monkeypatch):
 def test_source_image_column_fallback(touch_root):
     doc = dict(_docs(touch_root, "add", "easy")[0])
     doc["source_image"] = doc.pop("image")
-    assert hooks.doc_to_visual(doc)[0].size == doc["source_image"].size
+    assert hooks.doc_to_visual(doc)[0].size == hooks.source_image(doc).size
     assert hooks.doc_to_visual({"prompt": "x"}) == []
+
+
+def _decoding_docs(root, op, tier):
+    import datasets
+
+    return datasets.load_dataset(str(root), op, split=tier)  # the images decoded by `datasets`, as before
+
+
+def test_the_visual_carries_its_stored_bytes_and_the_pixels_datasets_decodes(touch_root):
+    import numpy as np
+
+    from lmms_plugins.utils import images
+
+    for op in ("add", "remove", "change"):
+        docs, before = _docs(touch_root, op, "easy"), _decoding_docs(touch_root, op, "easy")
+        for i, doc in enumerate(docs):
+            stored = doc["image"]
+            assert isinstance(stored, dict) and stored["bytes"][:8] == b"\x89PNG\r\n\x1a\n"
+            (visual,) = hooks.doc_to_visual(doc)
+            assert visual.mode == "RGB" and images.source_bytes(visual) == stored["bytes"]
+            old = before[i]["image"]
+            assert np.array_equal(np.asarray(visual), np.asarray(old.convert("RGB")))  # what the model saw
+            assert np.array_equal(hooks._array(hooks.source_image(doc)), hooks._array(old))  # what scorers read
+
+
+def test_an_image_not_stored_as_rgb_is_decoded_as_datasets_did(tmp_path):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from lmms_plugins.utils import images
+
+    rgba = Image.new("RGBA", (8, 6), (10, 20, 30, 0))
+    rgba.putpixel((1, 1), (200, 100, 50, 255))
+    buf = io.BytesIO()
+    rgba.save(buf, format="PNG")
+    doc = {"image": {"bytes": buf.getvalue(), "path": None}}
+    image = hooks.source_image(doc)
+    assert image.mode == "RGBA" and not images.has_source(image)  # datasets' decoding, no stored bytes kept
+    (visual,) = hooks.doc_to_visual(doc)
+    assert images.source_bytes(visual) is None
+    assert np.array_equal(np.asarray(visual), np.asarray(rgba.convert("RGB")))  # as before: alpha dropped, not composited
+
+
+def test_a_truncated_stored_image_is_a_specific_error(touch_root):
+    from lmms_plugins.utils.images import ImageCorrupt
+
+    doc = dict(_docs(touch_root, "add", "easy")[0])
+    doc["image"] = {"bytes": doc["image"]["bytes"][:-40], "path": None}
+    with pytest.raises(ImageCorrupt):
+        hooks.doc_to_visual(doc)
 
 
 def test_verdicts_travel_as_a_report_overlay_on_one_metric(touch_root, monkeypatch, tmp_path):
