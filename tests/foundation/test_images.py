@@ -117,3 +117,27 @@ def test_source_bytes_only_for_a_file_whose_pixels_the_image_still_holds(tmp_pat
     save(tmp_path, "a.png", Image.new("RGB", (64, 40), (99, 99, 99)))
     os.utime(png, ns=(1, 1))
     assert source_bytes(later) is None  # the file changed since
+
+
+def test_source_bytes_of_an_image_decoded_from_bytes_in_memory(tmp_path):
+    import io
+
+    from lmms_plugins.utils.images import has_source, load_rgb_bytes, source_bytes
+
+    def encoded(image, fmt, **kw):
+        buf = io.BytesIO()
+        image.save(buf, format=fmt, **kw)
+        return buf.getvalue()
+
+    rgb = Image.new("RGB", (32, 20), (10, 200, 30))
+    png, jpeg = encoded(rgb, "PNG"), encoded(rgb, "JPEG", quality=85)
+    assert source_bytes(load_rgb_bytes(png, keep_source=True)) == png
+    assert source_bytes(load_rgb_bytes(jpeg, keep_source=True)) == jpeg
+    assert source_bytes(load_rgb_bytes(png)) is None  # not asked for
+    rgba = load_rgb_bytes(encoded(Image.new("RGBA", (8, 8), (1, 2, 3, 100)), "PNG"), keep_source=True)
+    assert not has_source(rgba) and source_bytes(rgba) is None  # composited on white: not the stored pixels
+    assert source_bytes(load_rgb_bytes(encoded(rgb, "PNG"), keep_source=True, max_side=8)) is None  # reduced
+    changed = load_rgb_bytes(png, keep_source=True)
+    changed.putpixel((3, 3), (0, 0, 0))
+    assert has_source(changed) and source_bytes(changed) is None  # the pixels changed since
+    assert source_bytes(load_rgb_bytes(png, keep_source=True).copy()) is None  # a copy remembers nothing

@@ -242,3 +242,29 @@ def test_a_tasks_png_or_jpeg_input_is_sent_as_the_file_and_a_changed_image_as_ne
     assert first.filenames == ["image_0.png", "image_1.jpg"]
     assert second.files[0] != png.read_bytes() and second.images[0].getpixel((0, 0)) == (1, 1, 1)
     assert third.files[0] != png.read_bytes() and third.images[0].getpixel((5, 5)) == (9, 120, 200)  # encoded anew
+
+
+def test_an_abacus_docs_stored_image_is_sent_byte_identical_and_a_changed_one_encoded_anew(tmp_path, monkeypatch):
+    import datasets
+
+    from lmms_plugins.tasks.abacus import hooks
+    from lmms_plugins.tasks.abacus import synthetic as syn
+
+    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+    root = tmp_path / "abacus"
+    assert syn.main(["--out", str(root), "--n", "1", "--seed", "3", "--edits", "touch"]) == 0
+    docs = hooks.process_docs_add(datasets.load_dataset(str(root), "add", split="easy"))
+    stored = docs[0]["image"]["bytes"]
+    resized = hooks.doc_to_visual(docs[0])[0].resize((40, 30))  # a new image: remembers nothing
+    converted = hooks.doc_to_visual(docs[0])[0].convert("L").convert("RGB")
+
+    def visuals(doc):
+        return [hooks.doc_to_visual(docs[0]), [resized], [converted]][doc["n"]]
+
+    with FakeImagesServer(mirror) as server:
+        model = make_model(server, tmp_path, concurrency=1)
+        model.generate_until(requests_for(model, ["a", "b", "c"], visuals_of=visuals))
+        first, second, third = server.requests
+    assert first.files == [stored] and first.filenames == ["image_0.png"]  # the parquet's bytes, not re-encoded
+    assert second.files[0] != stored and second.images[0].size == (40, 30)
+    assert third.files[0] != stored and third.images[0].size == hooks.source_image(docs[0]).size
