@@ -219,3 +219,20 @@ def test_verdicts_travel_as_a_report_overlay_on_one_metric(touch_root, monkeypat
         svg = report._svg(lb["overlay"], (w, h))
         assert svg.count('data-kind="box"') == len(shapes) > 0
         assert truth["n_pre_existing"] == sum(not s["label"].startswith("added") for s in shapes)
+
+
+def test_a_request_docs_fingerprint_is_that_of_the_decoded_pixels_as_before(touch_root, monkeypatch):
+    from types import SimpleNamespace
+
+    from lmms_plugins.doc_fingerprint import doc_fingerprint
+    from lmms_plugins.request_docs import RequestDoc
+
+    monkeypatch.delenv("LMMS_PLUGINS_ABACUS_ROOT", raising=False)
+    monkeypatch.delenv("LMMS_PLUGINS_DATA_ROOT", raising=False)
+    docs = _docs(touch_root, "add", "easy")
+    task = SimpleNamespace(config=SimpleNamespace(task="abacus_add_easy"), dataset={"easy": docs})
+    assert isinstance(docs[1]["image"], dict)  # read undecoded
+    decoding = _decoding_docs(touch_root, "add", "easy")
+    before = doc_fingerprint(decoding.add_column("abacus_operation", ["add"] * len(decoding))[1])
+    assert RequestDoc(task, "easy", 1, "p").fingerprint() == before
+    assert doc_fingerprint(docs[1]) != before  # (the bytes alone would hash otherwise)
