@@ -1,7 +1,7 @@
 """openai_image_edit throughput against a loopback Images server with a fixed latency.
 
     python benchmarks/editor_throughput.py                      # 200 requests, 0.5 s latency, concurrency 8 and 32
-    python benchmarks/editor_throughput.py --concurrency 1 4 8 16 --requests 200 --latency 0.5 --inputs files
+    python benchmarks/editor_throughput.py --concurrency 1 4 8 16 --requests 200 --latency 0.5 --inputs files abacus
 
 What it measures (figures go to the top README, section "Image editors"):
 
@@ -9,8 +9,10 @@ What it measures (figures go to the top README, section "Image editors"):
   server that holds every reply ``latency`` seconds, as a ratio to the ideal
   ``N * latency / concurrency`` (goal: <= 1.2 at concurrency 8 and 32);
 * inputs (``--inputs``): ``files``, PNG files loaded as DoD's and GRADE's ``doc_to_visual`` load
-  them (``load_rgb(..., keep_source=True)``: the client sends the file itself), and ``pil``,
-  in-memory PIL images that the client must encode as PNG for every request;
+  them (``load_rgb(..., keep_source=True)``: the client sends the file itself); ``abacus``, the
+  same PNGs in an ABACUS parquet (the hub's columns) read through ABACUS's own ``process_docs`` and
+  ``doc_to_visual`` (the stored bytes are sent as they are); and ``pil``, in-memory PIL images that
+  the client must encode as PNG for every request;
 * the machine's floor: the same requests from a client that does nothing but send one pre-built
   multipart body and read the reply (``http.client``, one connection per thread, no image work),
   so a ratio over the goal can be told apart from a machine whose cores are busy;
@@ -94,6 +96,20 @@ def png_of(image) -> bytes:
     return buffer.getvalue()
 
 
+def abacus_dataset(images, folder: Path):
+    """The images as an ABACUS parquet (written by `datasets`, read back from the file)."""
+    import datasets
+
+    features = datasets.Features({"image": datasets.Image(), "image_id": datasets.Value("int64"), "prompt": datasets.Value("string"),
+                                  "count": datasets.Value("int64"), "category": datasets.Value("string")})
+    rows = {"image": [{"bytes": png_of(image), "path": None} for image in images], "image_id": list(range(len(images))),
+            "prompt": ["Add 2 cups."] * len(images), "count": [2] * len(images), "category": ["cup"] * len(images)}
+    path = folder / "add-easy.parquet"
+    datasets.disable_progress_bars()
+    datasets.Dataset.from_dict(rows, features=features).to_parquet(str(path))
+    return datasets.load_dataset("parquet", data_files=str(path), split="train", cache_dir=str(folder / "hf-cache"))
+
+
 def make_requests(model, n: int, size: int, content: str, inputs: str = "pil", folder: Path | None = None):
     from lmms_eval.api.instance import Instance
 
@@ -106,6 +122,13 @@ def make_requests(model, n: int, size: int, content: str, inputs: str = "pil", f
 
         def visuals(doc):
             return [load_rgb(folder / f"input-{doc['i'] % 4}.png", keep_source=True)]
+    elif inputs == "abacus":  # as ABACUS reads its parquet (the hub layout's columns)
+        from lmms_plugins.tasks.abacus import hooks
+
+        docs = hooks.process_docs_add(abacus_dataset(images, folder))
+
+        def visuals(doc):
+            return hooks.doc_to_visual(docs[doc["i"] % 4])
     else:
         def visuals(doc):
             return [images[doc["i"] % 4]]
@@ -162,8 +185,9 @@ def main(argv=None) -> int:
     p.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
     p.add_argument("--size", type=int, default=512, help="input and output side in pixels")
     p.add_argument("--content", choices=("photo", "noise"), default="photo", help="what the test images hold")
-    p.add_argument("--inputs", nargs="+", choices=("files", "pil"), default=["files", "pil"],
-                   help="files: PNG files as the tasks load them (sent as they are); pil: PIL images (encoded per request)")
+    p.add_argument("--inputs", nargs="+", choices=("files", "abacus", "pil"), default=["files", "abacus", "pil"],
+                   help="files: PNG files as DoD and GRADE load them, abacus: PNGs in an ABACUS parquet through its doc_to_visual "
+                        "(both sent as they are); pil: PIL images (encoded per request)")
     p.add_argument("--no-floor", action="store_true", help="skip the do-nothing client's rows")
     p.add_argument("--overhead-requests", type=int, default=100)
     args = p.parse_args(argv)
