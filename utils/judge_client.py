@@ -17,10 +17,6 @@ Configured by environment variables (see :meth:`JudgeConfig.from_env`):
 ``LMMS_PLUGINS_JUDGE_CACHE``       cache folder (default ``judge`` under the package's cache folder,
                                    ``LMMS_PLUGINS_CACHE_DIR`` or ``~/.cache/lmms_plugins``);
                                    ``off`` disables the cache
-``LMMS_PLUGINS_JUDGE_EXTRA_BODY``  JSON object merged into every request, e.g.
-                                   ``{"reasoning_effort": "low"}`` (part of the cache key);
-                                   deprecated: tasks pass their setting ``judge_extra_body``
-                                   (lmms_plugins.utils.judge_settings) as ``extra_body=``
 =================================  ==========================================================
 
 Behaviour:
@@ -75,7 +71,6 @@ ENV_TIMEOUT = "LMMS_PLUGINS_JUDGE_TIMEOUT"
 ENV_CONCURRENCY = "LMMS_PLUGINS_JUDGE_CONCURRENCY"
 DEFAULT_CONCURRENCY = 64  # above what --process_docs_parallel 16 asks (48): a bound for rate limits, not a brake
 ENV_CACHE = "LMMS_PLUGINS_JUDGE_CACHE"
-ENV_EXTRA_BODY = "LMMS_PLUGINS_JUDGE_EXTRA_BODY"
 
 _CACHE_OFF = {"off", "none", "0", "false", "no", ""}
 _RETRY_STATUS = {408, 409, 429}  # and every 5xx: the statuses the openai client retries
@@ -141,14 +136,6 @@ class JudgeConfig:
             values["cache_dir"] = None
         else:
             values["cache_dir"] = Path(cache).expanduser()
-        extra = env.get(ENV_EXTRA_BODY, "").strip()
-        if extra:
-            try:
-                values["extra_body"] = json.loads(extra)
-            except ValueError as exc:
-                raise JudgeError(f"{ENV_EXTRA_BODY} is not valid JSON: {exc}") from None
-            if not isinstance(values["extra_body"], dict):
-                raise JudgeError(f"{ENV_EXTRA_BODY} must be a JSON object, got {extra[:60]!r}")
         values.update(overrides)
         missing = [name for name, key in ((ENV_BASE_URL, "base_url"), (ENV_MODEL, "model")) if not values.get(key)]
         if missing:

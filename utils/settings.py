@@ -8,15 +8,16 @@ setting in which two runs differ. The scorer receives the values as ``settings=`
 
 Where a value comes from, first match wins:
 
-1. the task's ``metadata`` (a user's YAML that ``include``s the task and restates ``metadata``);
-2. the setting's former environment variable, a deprecated alias: it still works, prints a
-   warning naming the metadata key, and its value is recorded like any other (the judge's model
-   keeps ``LMMS_PLUGINS_JUDGE_MODEL`` as the endpoint's own default, without a warning: a local
-   server serves one model under one name);
+1. the task's ``metadata`` (a user's YAML that ``include``s the task and restates ``metadata``,
+   e.g. one written by ``lmms-plugins settings``);
+2. ``Setting.endpoint_env``, the deployment's own default (only the judge's model:
+   ``LMMS_PLUGINS_JUDGE_MODEL``, a local server serves one model under one name);
 3. the default.
 
 A value that does not check (a misspelt mode, a margin below 0) stops the run while lmms-eval
-builds the task (``SettingError``, a PreflightError), before any request.
+builds the task (``SettingError``, a PreflightError), before any request. So does a setting's
+former environment variable (``Setting.retired``) that is still set: it is no longer read, and
+ignoring it would silently score with the default.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import functools
 import json
 import logging
 import os
-import sys
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
@@ -44,9 +44,9 @@ class Setting:
     key: str  # the metadata key
     default: Any
     check: Callable[[Any], Any]  # the value as the scorer uses it; ValueError saying what is accepted
-    env: str = ""  # the former environment variable (a deprecated alias), if any
     help: str = ""  # one line for the README's table and the error message
-    env_deprecated: bool = True  # False: ``env`` is the deployment's own default (the judge's model), no warning
+    endpoint_env: str = ""  # an environment variable that is the deployment's own default (the judge's model)
+    retired: str = ""  # the former environment variable: set, it stops the run (see retired_error)
 
 
 # ------------------------------------------------------------------------- checks for Setting.check
@@ -106,12 +106,12 @@ def resolve(declared: Sequence[Setting], metadata: Mapping | None, *, task: str 
     metadata = metadata if isinstance(metadata, Mapping) else {}
     out: dict[str, Any] = {}
     for s in declared:
+        if s.retired and os.environ.get(s.retired, "").strip():
+            raise retired_error(s, task)
         if metadata.get(s.key) is not None:
             raw, origin = metadata[s.key], f"metadata.{s.key}"
-        elif s.env and os.environ.get(s.env, "").strip():
-            raw, origin = os.environ[s.env], s.env
-            if s.env_deprecated:
-                _warn_alias(s.env, s.key)
+        elif s.endpoint_env and os.environ.get(s.endpoint_env, "").strip():
+            raw, origin = os.environ[s.endpoint_env], s.endpoint_env
         else:
             raw, origin = s.default, f"metadata.{s.key} (default)"
         try:
@@ -122,12 +122,18 @@ def resolve(declared: Sequence[Setting], metadata: Mapping | None, *, task: str 
     return MappingProxyType(out)
 
 
-@functools.lru_cache(maxsize=None)
-def _warn_alias(env: str, key: str) -> None:
-    # once per process; printed: lmms-eval's log level hides warnings of other loggers
-    print(f"[lmms_plugins] WARNING: {env} is deprecated: set metadata.{key} in the task's YAML instead "
-          f"(`lmms-plugins settings <task> {key}=...`); its value is used and recorded in the results' "
-          "configs.<task>.metadata", file=sys.stderr)
+def retired_error(s: Setting, task: str = "") -> SettingError:
+    """The error for a retired environment variable that is still set: what to do instead."""
+    name = task or "<task>"
+    return SettingError(
+        f"{task + ': ' if task else ''}{s.retired} is no longer read (it would be ignored and the run scored with "
+        f"the default): unset it and set metadata.{s.key} instead: `lmms-plugins settings {name} {s.key}=<value> "
+        f"--out DIR`, then `lmms-eval --include_path DIR --tasks {name} ...`")
+
+
+def given_or_default(declared: Sequence[Setting], settings: Mapping | None) -> Mapping[str, Any]:
+    """The values the task class gave a hook, else (a hook called on its own) the defaults."""
+    return settings if settings is not None else resolve(declared, None)
 
 
 def recorded(value: Any) -> Any:
@@ -163,5 +169,5 @@ def differences(metadatas: Mapping[str, Mapping | None], *, skip: Sequence[str] 
     return lines
 
 
-__all__ = ["Setting", "SettingError", "bind", "choice", "differences", "json_object", "non_negative", "recorded",
-           "resolve", "text"]
+__all__ = ["Setting", "SettingError", "bind", "choice", "differences", "given_or_default", "json_object",
+           "non_negative", "recorded", "resolve", "retired_error", "text"]

@@ -277,13 +277,14 @@ def rfdetr_fetch(model_class: str) -> str:
 
 
 def load_for_run(spec: str | None = None) -> Detector:
-    """The run's detector (``spec``, else the setting's alias or default: settings.py), loaded now;
+    """The run's detector (``spec``, else the setting's default: settings.py), loaded now;
     a backend that cannot load raises PreflightError saying what to install or set."""
     from lmms_plugins.utils.preflight import PreflightError
+    from lmms_plugins.utils.settings import given_or_default
 
-    from .settings import settings_of
+    from .settings import SETTINGS
 
-    spec = spec or settings_of(None)["detector"]
+    spec = spec or given_or_default(SETTINGS, None)["detector"]
     try:
         return get_detector(spec)
     except Exception as exc:  # noqa: BLE001 - a user backend (py:) may raise anything: one clear line

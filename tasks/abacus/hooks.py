@@ -12,8 +12,9 @@ import os
 from typing import Any, Mapping
 
 from lmms_plugins.utils import aggregation, status
+from lmms_plugins.utils.settings import given_or_default
 
-from .settings import DETECTOR_ENV, FLOW_ENV, settings_of  # noqa: F401  (the deprecated aliases, for tests)
+from .settings import SETTINGS
 
 SUFFIX_MARK = "Keep everything else exactly as-is"
 METRICS = (
@@ -57,7 +58,7 @@ def preflight(settings: Mapping | None = None) -> None:
     from lmms_plugins.tasks.abacus.detectors import load_for_run
     from lmms_plugins.utils import preflight as pf
 
-    settings = settings_of(settings)  # a misspelt setting stops the run here
+    settings = given_or_default(SETTINGS, settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
     load_for_run(settings["detector"])
@@ -191,7 +192,7 @@ def score_doc(doc: Mapping, raw, settings: Mapping | None = None) -> "Any":
                   source_category=doc.get("source_category"), target_category=doc.get("target_category"))
     if edit is None or source is None:
         return scoring.evaluate(source, edit, detector=None, edit_status=edit_status, edit_why=edit_why, **kwargs)
-    settings = settings_of(settings)
+    settings = given_or_default(SETTINGS, settings)
     try:
         detector = get_detector(settings["detector"])
         flow_fn = _flow_fn(settings)

@@ -3,14 +3,13 @@ README "Settings"). The task class records every effective value in the results.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
-from lmms_plugins.utils.settings import Setting, choice, resolve
+from lmms_plugins.utils.settings import Setting, choice
 
 from .detectors import DEFAULT_SPEC
 
 FLOWS = ("dis", "raft_small", "raft_large")
-DETECTOR_ENV, FLOW_ENV = "LMMS_PLUGINS_ABACUS_DETECTOR", "LMMS_PLUGINS_ABACUS_FLOW"  # deprecated aliases
 
 
 def _detector_spec(value: Any) -> str:
@@ -21,13 +20,9 @@ def _detector_spec(value: Any) -> str:
 
 
 SETTINGS = (
-    Setting("detector", DEFAULT_SPEC, _detector_spec, env=DETECTOR_ENV,
+    Setting("detector", DEFAULT_SPEC, _detector_spec, retired="LMMS_PLUGINS_ABACUS_DETECTOR",
             help="the detector spec of detectors.py: rfdetr (default), synthetic_test, a+b, py:<module>:<factory>"),
-    Setting("flow", "dis", choice(*FLOWS), env=FLOW_ENV,
+    Setting("flow", "dis", choice(*FLOWS), retired="LMMS_PLUGINS_ABACUS_FLOW",
             help="the optical flow of scene consistency: dis (default), raft_small or raft_large"),
 )
 
-
-def settings_of(settings: Mapping | None) -> Mapping[str, Any]:
-    """The values the task class gave the hook, else (a hook called on its own) the defaults and aliases."""
-    return settings if settings is not None else resolve(SETTINGS, None)

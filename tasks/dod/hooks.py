@@ -18,10 +18,11 @@ from typing import Any, Mapping
 
 from lmms_plugins.utils import aggregation
 from lmms_plugins.utils import status as st
+from lmms_plugins.utils.settings import given_or_default
 from lmms_plugins.utils.stderr import rate_se
 
 from . import metrics as M
-from .settings import ENV_EDIT_JUDGE, ENV_REFUSAL_MODE, settings_of  # noqa: F401  (the aliases, for tests)
+from .settings import SETTINGS as DECLARED  # SETTINGS below: the prompt settings
 
 log = logging.getLogger("lmms_plugins.dod")
 
@@ -133,7 +134,7 @@ def edit_judge_enabled(settings: Mapping | None = None) -> bool:
     """The editing judge reads real-world edits: ``edit_judge`` is not ``off`` and a judge is configured."""
     from lmms_plugins.utils.judge_client import ENV_BASE_URL
 
-    settings = settings_of(settings)
+    settings = given_or_default(DECLARED, settings)
     if settings["edit_judge"] == "off":
         return False
     return bool(os.environ.get(ENV_BASE_URL) and settings["judge_model"])
@@ -151,7 +152,7 @@ def preflight(settings: Mapping | None = None) -> None:
 
     from .judges import EDIT_PROMPT_FILE, REFUSAL_PROMPT_FILE, JudgeUnavailable, prompt_source
 
-    settings = settings_of(settings)  # a misspelt setting stops the run here
+    settings = given_or_default(DECLARED, settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
     judge = judge_overrides(settings)
@@ -207,7 +208,7 @@ def score_sample(doc: Mapping, raw: Any, setting: str = "no_hint", settings: Map
                               status=st.MISSING_DATA, reason=f"no label for {case_id} in ground_truth_criteria.jsonl")
     base = dict(case_id=case_id, pair_id=label.pair_id, category=label.category, feasible=label.feasible)
     try:
-        return _score_labelled(doc, raw, root, label, base, setting, settings_of(settings))
+        return _score_labelled(doc, raw, root, label, base, setting, given_or_default(DECLARED, settings))
     except Exception as exc:  # keep the label: the sample stays in its metrics, as pending
         log.exception("dod %s: scoring failed", case_id)
         return M.SampleRecord(**base, has_image=None, refused=None, status=st.ERROR, reason=f"{type(exc).__name__}: {exc}")
@@ -347,7 +348,7 @@ def _judge_edit_with_overlay(label, inputs, output_path: Path, prompt: str = "",
             why = verdict.details.get("message", "input maze not readable")
             return None, f"maze verifier could not read the input map: {why}", M.MAZE_UNVERIFIED, overlay
         return bool(verdict.ok), f"maze verifier: {verdict.reason}", st.OK, overlay
-    settings = settings_of(settings)
+    settings = given_or_default(DECLARED, settings)
     if not edit_judge_enabled(settings):
         return None, "editing judge not configured", M.NO_EDIT_JUDGE, None
     from lmms_plugins.utils.judge_settings import judge_overrides
@@ -376,7 +377,7 @@ FULL_RECORD_METRIC = "dod_run"
 
 @st.never_raises(metrics=METRIC_NAMES)
 def process_results(doc: Mapping, results: list, setting: str = "no_hint", settings: Mapping | None = None) -> dict:
-    settings = settings_of(settings)
+    settings = given_or_default(DECLARED, settings)
     rec = score_sample(doc, results[0] if results else None, setting, settings)
     out = {}
     # the data folder: the report finds the input images (input_media is relative to it) there; the
@@ -475,9 +476,9 @@ def aggregate_run(items: list) -> dict:
     from .refusal.classifier import model_version
 
     # how the samples' refusals were decided (each record says; a hook called without records: the settings'
-    # defaults and aliases); the classifier is a shipped file: its version says which one scored this run
+    # defaults); the classifier is a shipped file: its version says which one scored this run
     said = next((i["record"] for i in items if isinstance(i, dict) and isinstance(i.get("record"), dict)
-                 and "refusal_mode" in i["record"]), None) or settings_of(None)
+                 and "refusal_mode" in i["record"]), None) or given_or_default(DECLARED, None)
     return {**kept, "refusal_mode": said["refusal_mode"], "refusal_text": said["refusal_text"], "refusal_model": model_version()}
 
 

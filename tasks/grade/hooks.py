@@ -26,8 +26,9 @@ from pathlib import Path
 
 from lmms_plugins.utils import aggregation
 from lmms_plugins.utils import status as st
+from lmms_plugins.utils.settings import given_or_default
 
-from .settings import PROMPTS_ENV, VERDICTS_ENV, settings_of  # noqa: F401  (the aliases, for tests)
+from .settings import SETTINGS
 
 log = logging.getLogger("lmms_plugins.grade")
 
@@ -59,7 +60,7 @@ def preflight(settings=None) -> None:
     from lmms_plugins.utils import preflight as pf
     from lmms_plugins.utils.judge_settings import judge_overrides
 
-    settings = settings_of(settings)  # a misspelt setting stops the run here
+    settings = given_or_default(SETTINGS, settings)  # a misspelt setting stops the run here
     if pf.skipped():
         return
     judge = judge_overrides(settings)
@@ -151,7 +152,7 @@ def _zero(doc, state: str, reason: str) -> dict:
 def process_results(doc, results, settings=None):
     """Score one sample; never raises (an unexpected failure is status ``error``, dimensions pending)."""
     try:
-        return _process_results(doc, results, settings_of(settings))
+        return _process_results(doc, results, given_or_default(SETTINGS, settings))
     except Exception as exc:  # noqa: BLE001 - recorded, counted and shown, never lost
         log.exception("grade: scoring %s failed", doc.get("task_id"))
         return _record(doc, st.ERROR, f"{type(exc).__name__}: {exc}", R=None, C=None, L=None, judge_calls=0, source="none")

@@ -21,7 +21,6 @@ from lmms_plugins.utils.judge_client import (  # noqa: E402
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
-    ENV_EXTRA_BODY,
     ENV_MODEL,
     ENV_TIMEOUT,
     JudgeClient,
@@ -292,7 +291,7 @@ def test_extract_json_rejects(text):
 
 
 def test_config_from_env(monkeypatch, tmp_path):
-    for var in (ENV_BASE_URL, ENV_MODEL, ENV_API_KEY, ENV_TIMEOUT, ENV_CACHE, ENV_EXTRA_BODY):
+    for var in (ENV_BASE_URL, ENV_MODEL, ENV_API_KEY, ENV_TIMEOUT, ENV_CACHE):
         monkeypatch.delenv(var, raising=False)
     with pytest.raises(JudgeError, match=f"{ENV_BASE_URL} and {ENV_MODEL}"):
         JudgeConfig.from_env()
@@ -310,12 +309,8 @@ def test_config_from_env(monkeypatch, tmp_path):
     assert JudgeConfig.from_env(model="other").model == "other"
     monkeypatch.delenv(ENV_CACHE)
     assert JudgeConfig.from_env().cache_dir.parts[-2:] == ("lmms_plugins", "judge")
-    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "low"}')
-    assert JudgeConfig.from_env().extra_body == {"reasoning_effort": "low"}
-    monkeypatch.setenv(ENV_EXTRA_BODY, '["low"]')
-    with pytest.raises(JudgeError, match=ENV_EXTRA_BODY):
-        JudgeConfig.from_env()
-    monkeypatch.delenv(ENV_EXTRA_BODY)
+    assert JudgeConfig.from_env().extra_body == {}
+    assert JudgeConfig.from_env(extra_body={"reasoning_effort": "low"}).extra_body == {"reasoning_effort": "low"}
     monkeypatch.setenv(ENV_TIMEOUT, "soon")
     with pytest.raises(JudgeError, match=ENV_TIMEOUT):
         JudgeConfig.from_env()
@@ -439,7 +434,7 @@ def test_a_cache_written_before_the_key_change_is_ignored_not_misread(server, tm
 def test_shared_client_is_one_per_configuration_extra_body_included(monkeypatch, tmp_path):
     from lmms_plugins.utils.judge_client import reset_shared_clients, shared_client
 
-    for var in (ENV_API_KEY, ENV_TIMEOUT, ENV_EXTRA_BODY):
+    for var in (ENV_API_KEY, ENV_TIMEOUT):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv(ENV_BASE_URL, "http://127.0.0.1:9/v1")
     monkeypatch.setenv(ENV_MODEL, "judge-m")
@@ -447,12 +442,11 @@ def test_shared_client_is_one_per_configuration_extra_body_included(monkeypatch,
     reset_shared_clients()
     first = shared_client()
     assert shared_client() is first
-    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "low"}')
-    low = shared_client()
+    low = shared_client(extra_body={"reasoning_effort": "low"})
     assert low is not first and low.config.extra_body == {"reasoning_effort": "low"}
-    monkeypatch.setenv(ENV_EXTRA_BODY, '{"reasoning_effort": "high"}')
-    assert shared_client() is not low and shared_client().config.extra_body == {"reasoning_effort": "high"}
-    monkeypatch.delenv(ENV_EXTRA_BODY)
+    assert shared_client(extra_body={"reasoning_effort": "low"}) is low
+    high = shared_client(extra_body={"reasoning_effort": "high"})
+    assert high is not low and high.config.extra_body == {"reasoning_effort": "high"}
     assert shared_client() is first
     reset_shared_clients()
     assert shared_client() is not first
