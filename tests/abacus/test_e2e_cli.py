@@ -1,11 +1,15 @@
 """The real lmms-eval CLI on a local synthetic ABACUS dataset in the official (hub) layout."""
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from lmms_plugins.tasks.abacus import synthetic as syn
 from lmms_plugins.utils.jsonl import read_jsonl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from task_settings import settings_include  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -19,9 +23,10 @@ def test_replay_of_touched_edits_shows_the_expected_factors(tmp_path, run_lmms_e
     assert syn.main(["--out", str(data), "--n", "2", "--seed", "11", "--edits", "touch"]) == 0
     # one sample without its image: recorded, not fatal
     (data / "edits/abacus_remove_easy/00001.png").unlink()
-    env = {"LMMS_PLUGINS_ABACUS_ROOT": str(data), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test"}
+    env = {"LMMS_PLUGINS_ABACUS_ROOT": str(data)}
     tasks = "abacus_add_easy,abacus_remove_easy,abacus_change_hard"
-    res = run_lmms_eval(tasks, "replay", f"outputs={data / 'replay.jsonl'}", out_dir=tmp_path / "run", env=env)
+    mine = settings_include(tmp_path / "settings", {t: {"detector": "synthetic_test"} for t in tasks.split(",")})
+    res = run_lmms_eval(tasks, "replay", f"outputs={data / 'replay.jsonl'}", out_dir=tmp_path / "run", env=env, include_path=mine)
     truth = _truth(data)
     for task in tasks.split(","):
         got = res["results"][task]
@@ -54,8 +59,10 @@ def test_replay_of_touched_edits_shows_the_expected_factors(tmp_path, run_lmms_e
 def test_synthetic_editor_model_with_camera_drift(tmp_path, run_lmms_eval):
     data = tmp_path / "data"
     assert syn.main(["--out", str(data), "--n", "1", "--seed", "4"]) == 0
-    env = {"LMMS_PLUGINS_ABACUS_ROOT": str(data), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test"}
-    res = run_lmms_eval("abacus", "abacus_synthetic_editor", f"fault=shift,output_dir={tmp_path / 'edits'}", out_dir=tmp_path / "run", env=env)
+    env = {"LMMS_PLUGINS_ABACUS_ROOT": str(data)}
+    mine = settings_include(tmp_path / "settings", {"abacus": {"detector": "synthetic_test"}})
+    res = run_lmms_eval("abacus", "abacus_synthetic_editor", f"fault=shift,output_dir={tmp_path / 'edits'}", out_dir=tmp_path / "run",
+                        env=env, include_path=mine)
     leaves = [f"abacus_{op}_{t}" for op in ("add", "remove", "change") for t in ("easy", "medium", "hard")]
     for task in leaves:
         got = res["results"][task]

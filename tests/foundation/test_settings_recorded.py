@@ -22,7 +22,9 @@ CASES = [(bench, s) for bench in ("dod", "abacus", "grade")
 
 @pytest.mark.parametrize("bench, setting", CASES, ids=[f"{b}.{s.key}" for b, s in CASES])
 def test_a_setting_in_the_metadata_is_recorded_and_compared(bench, setting, monkeypatch):
-    monkeypatch.delenv(setting.env, raising=False)
+    for var in (setting.retired, setting.endpoint_env):
+        if var:
+            monkeypatch.delenv(var, raising=False)
     seen = {}
 
     def scorer(doc, results, settings=None):
@@ -38,3 +40,23 @@ def test_a_setting_in_the_metadata_is_recorded_and_compared(bench, setting, monk
     changed["process_results"]({}, [])
     assert seen[setting.key] == CHANGED[setting.key]  # the scorer gets it
     assert [line.split(":")[0] for line in differences({"a": default, "b": changed["metadata"]})] == [setting.key]
+
+
+@pytest.mark.parametrize("bench, setting", [(b, s) for b, s in CASES if s.retired], ids=lambda v: getattr(v, "key", v))
+def test_each_retired_variable_set_stops_the_task(bench, setting, monkeypatch):
+    from lmms_plugins.utils.settings import SettingError
+
+    monkeypatch.setenv(setting.retired, "x")
+    declared = importlib.import_module(f"lmms_plugins.tasks.{bench}.settings").SETTINGS
+    with pytest.raises(SettingError, match=f"{bench}_x: {setting.retired} is no longer read .* set metadata.{setting.key} "
+                                           f"instead: `lmms-plugins settings {bench}_x {setting.key}=<value> --out DIR`"):
+        bind(declared, {"task": f"{bench}_x", "metadata": {"version": 1.0}})
+
+
+def test_the_retired_variables_are_the_former_ones():
+    retired = {s.retired for _b, s in CASES if s.retired}
+    assert retired == {"LMMS_PLUGINS_DOD_REFUSAL", "LMMS_PLUGINS_DOD_REFUSAL_TEXT", "LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN",
+                       "LMMS_PLUGINS_DOD_EDIT_JUDGE", "LMMS_PLUGINS_DOD_REFUSAL_PROMPT", "LMMS_PLUGINS_DOD_EDIT_PROMPT",
+                       "LMMS_PLUGINS_ABACUS_DETECTOR", "LMMS_PLUGINS_ABACUS_FLOW", "LMMS_PLUGINS_GRADE_VERDICTS",
+                       "LMMS_PLUGINS_GRADE_PROMPTS", "LMMS_PLUGINS_JUDGE_EXTRA_BODY"}
+    assert {s.endpoint_env for _b, s in CASES if s.endpoint_env} == {"LMMS_PLUGINS_JUDGE_MODEL"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("dod", "grade")]  # dod_fixtures, grade_fixtures
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("dod", "grade", "")]  # dod_fixtures, grade_fixtures, task_settings
 
 pytest.importorskip("diffusers", reason='diffusers_edit needs diffusers (pip install -e ".[test]" brings it)')
 
@@ -181,9 +181,9 @@ def datasets(tmp_path_factory):
     assert syn.main(["--out", str(base / "abacus"), "--n", "2", "--seed", "11"]) == 0
     grade = make_grade_dataset(base / "grade")  # 6 diagrams
     return {"LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_PREFLIGHT": "off",  # no judge: GRADE verdicts stay pending
-            "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
+            "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "",
             "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "",
-            "LMMS_PLUGINS_ABACUS_ROOT": str(base / "abacus"), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
+            "LMMS_PLUGINS_ABACUS_ROOT": str(base / "abacus"),
             "OMP_NUM_THREADS": "1"}  # what torchrun gives each rank: the same float reductions in both runs
 
 
@@ -224,10 +224,13 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
     from PIL import Image
 
     args = f"pretrained={tiny_pipeline},num_inference_steps={STEPS},max_side=64,seed=7"
+    from task_settings import settings_include
+
+    detector = settings_include(tmp_path / "settings", {"abacus_add_easy": {"detector": "synthetic_test"}})
     # both runs through the console script: a fork of the test's CLI server has rounded the tiny
     # pipeline's pixels differently (by 1 of 255) from a fresh process
     one = run_lmms_eval(TASKS, "diffusers_edit", f"{args},output_dir={tmp_path / 'one'}", out_dir=tmp_path / "run1", env=datasets,
-                        fork=False)
+                        include_path=detector, fork=False)
     images_one = _images_by_sample(one)
     assert len(images_one) == 22  # 14 DoD requests + 2 ABACUS + 6 GRADE samples, each with its own image
     for (task, doc_id), path in images_one.items():
@@ -241,7 +244,7 @@ def test_cli_one_process_and_torchrun_two_processes_give_the_same_images(tiny_pi
     out.mkdir()
     cmd = [_torchrun(), "--standalone", "--nproc_per_node", "2", str(Path(sys.executable).with_name("lmms-eval")),
            "--model", "diffusers_edit", "--model_args", f"{args},output_dir={tmp_path / 'two'}", "--tasks", TASKS,
-           "--batch_size", "1", "--output_path", str(out), "--log_samples"]
+           "--batch_size", "1", "--output_path", str(out), "--log_samples", "--include_path", detector]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(out / ".hf_home"), **datasets}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out, timeout=600)
     log = proc.stdout + proc.stderr

@@ -31,10 +31,13 @@ for folder in (TESTS, TESTS / "dod", TESTS / "grade"):
 
 import dod_fixtures  # noqa: E402
 import grade_fixtures  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 
 from lmms_plugins.utils.model_output import parse_model_output  # noqa: E402
 
 TASKS = ("dod_no_hint", "abacus_add_easy", "grade")
+# no editing judge (whatever the environment's judge), the detector that reads the synthetic images
+SETTINGS = {"dod_no_hint": {"edit_judge": "off"}, "abacus_add_easy": {"detector": "synthetic_test"}}
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +48,8 @@ def data(tmp_path_factory):
     dod = dod_fixtures.make_dataset(root / "dod", pairs_per_category=1, maze_pairs=0)
     assert syn.main(["--out", str(root / "abacus"), "--n", "2", "--seed", "3"]) == 0
     grade = grade_fixtures.make_dataset(root / "GRADE")
-    env = {"LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off",
-           "LMMS_PLUGINS_ABACUS_ROOT": str(root / "abacus"), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
+    settings_include(root / "settings", SETTINGS)
+    env = {"LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_ABACUS_ROOT": str(root / "abacus"),
            "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "", "HF_DATASETS_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1", "HF_HOME": str(root / "hf"),
            "LMMS_PLUGINS_PREFLIGHT": "off"}  # no judge here: GRADE is not scored in these tests, only edited
@@ -56,14 +59,14 @@ def data(tmp_path_factory):
         yield root
 
 
-def build(task_type: str):
+def build(task_type: str, root: Path):
     """{task name: (task object, its generate_until Instances)} as lmms-eval's evaluator builds them."""
     from lmms_plugins import registration
 
     registration.register()  # the package's patches, as the lmms_eval.models entry point installs them
     from lmms_eval.tasks import TaskManager, get_task_dict
 
-    tasks = get_task_dict(list(TASKS), TaskManager(), task_type=task_type)
+    tasks = get_task_dict(list(TASKS), TaskManager(include_path=str(root / "settings")), task_type=task_type)
     out = {}
     for name in TASKS:
         task = tasks[name]
@@ -74,7 +77,7 @@ def build(task_type: str):
 
 @pytest.fixture(scope="module")
 def simple_requests(data):
-    return build("simple")
+    return build("simple", data)
 
 
 def all_requests(built):
@@ -218,7 +221,7 @@ def test_bagel_umm_edit_mode_edits_every_benchmark(simple_requests, tmp_path, mo
 def test_bagel_lmms_engine_edits_every_benchmark_through_the_chat_tasks(data, tmp_path):
     from lmms_eval.models.chat import bagel_lmms_engine as emod
 
-    chat = build("chat")
+    chat = build("chat", data)
     model = emod.BagelLmmsEngine.__new__(emod.BagelLmmsEngine)
     model._rank, model._world_size, model.seed, model.show_thinking = 0, 1, 0, False
     for name, value in dict(max_think_token_n=1024, do_sample=False, text_temperature=0.3, cfg_text_scale=4.0,
@@ -372,13 +375,13 @@ def test_qwen_image_edit_through_the_real_cli(tmp_path, run_lmms_eval):
     (fake / "__init__.py").write_text(FAKE_DIFFUSERS)
     dod = dod_fixtures.make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
     assert syn.main(["--out", str(tmp_path / "abacus"), "--n", "2", "--seed", "3"]) == 0
-    env = {"PYTHONPATH": str(fake.parent), "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off",
-           "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_ABACUS_ROOT": str(tmp_path / "abacus"),
-           "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test", "LMMS_PLUGINS_DATA_ROOT": ""}
+    env = {"PYTHONPATH": str(fake.parent), "LMMS_PLUGINS_DOD_ROOT": str(dod),
+           "LMMS_PLUGINS_ABACUS_ROOT": str(tmp_path / "abacus"), "LMMS_PLUGINS_DATA_ROOT": ""}
     edits = tmp_path / "edits"
     res = run_lmms_eval("dod_no_hint,abacus_add_easy", "qwen_image_edit",
                         f"pretrained=stub,mode=editing,device=cpu,device_map=cpu,generated_image_dir={edits}",
-                        out_dir=tmp_path / "run", env=env, log_samples=False)
+                        out_dir=tmp_path / "run", env=env, log_samples=False,
+                        include_path=settings_include(tmp_path / "settings", SETTINGS))
     dod_res, abacus = res["results"]["dod_no_hint"], res["results"]["abacus_add_easy"]
     # every DoD sample got an image (an editor never declines: D_strict 0); real-world E awaits a judge
     assert dod_res["sample_statuses,none"] == {"ok": 6, "no_edit_judge": 6}

@@ -23,6 +23,7 @@ for folder in (TESTS, TESTS / "dod", TESTS / "grade"):
 import dod_fixtures  # noqa: E402
 import grade_fixtures  # noqa: E402
 from images_server import FakeImagesServer, Reply, UrlImage  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
 
 from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
@@ -116,15 +117,17 @@ def test_dod_abacus_and_grade_through_openai_image_edit(tmp_path, run_lmms_eval)
     edits = tmp_path / "edits"
     with FakeImagesServer(handler) as images, FakeJudgeServer(grade_fixtures.canned_judge) as judge:
         env = {
-            "LMMS_PLUGINS_DOD_ROOT": str(dod_root), "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off",
-            "LMMS_PLUGINS_ABACUS_ROOT": str(abacus_root), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
+            "LMMS_PLUGINS_DOD_ROOT": str(dod_root), "LMMS_PLUGINS_ABACUS_ROOT": str(abacus_root),
             "LMMS_PLUGINS_GRADE_ROOT": str(grade_root), "LMMS_PLUGINS_DATA_ROOT": "",
             "LMMS_PLUGINS_JUDGE_BASE_URL": judge.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
             "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
             "OPENAI_API_KEY": "sk-test",
         }
         model_args = f"model=fake-image-editor,base_url={images.base_url},concurrency=4,output_dir={edits},size=1024x1024"
-        res = run_lmms_eval("dod_no_hint,abacus_add_easy,grade", "openai_image_edit", model_args, out_dir=tmp_path / "run", env=env)
+        mine = settings_include(tmp_path / "settings", {"dod_no_hint": {"edit_judge": "off"},
+                                                        "abacus_add_easy": {"detector": "synthetic_test"}})
+        res = run_lmms_eval("dod_no_hint,abacus_add_easy,grade", "openai_image_edit", model_args, out_dir=tmp_path / "run", env=env,
+                            include_path=mine)
         assert not judge.handler_errors, judge.handler_errors[0]
     assert not images.handler_errors and not mismatches, (images.handler_errors + mismatches)[:3]
     # every sample was edited exactly once, plus the one rate-limited request that came back

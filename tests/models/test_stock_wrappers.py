@@ -24,6 +24,7 @@ for folder in (TESTS, Path(__file__).resolve().parent):
 
 from conftest import run_lmms_eval_cli  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 from tiny_vlms import (build_tiny_internvl, build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen3_vl,  # noqa: E402
                        local_benchmark_data)
 
@@ -44,8 +45,9 @@ def checkpoints(tmp_path_factory):
 def env(tmp_path_factory):
     """Local copies of every benchmark (one or two items each) and a judge that must never be asked."""
     data = local_benchmark_data(tmp_path_factory.mktemp("data"))
+    detector = settings_include(tmp_path_factory.mktemp("settings"), {"abacus_add_easy": {"detector": "synthetic_test"}})
     with FakeJudgeServer(lambda request: "{}") as judge:
-        yield {"judge": judge, "vars": {**data, "LMMS_PLUGINS_JUDGE_BASE_URL": judge.base_url,
+        yield {"judge": judge, "include_path": detector, "vars": {**data, "LMMS_PLUGINS_JUDGE_BASE_URL": judge.base_url,
                                         "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge", "LMMS_PLUGINS_JUDGE_CACHE": "off",
                                         "OPENAI_API_KEY": "none"}}
 
@@ -116,7 +118,7 @@ def test_qwen2_5_vl_every_task_type(tmp_path, checkpoints, env):
     tasks = ["cwi_alignment", "cwi_color_count", "cwi_code_color_count", "dod_no_hint", "dod_decline_hint", "grade",
              "abacus_add_easy"]
     res = run_lmms_eval_cli(",".join(tasks), "qwen2_5_vl", f"pretrained={checkpoints['qwen2_5_vl']},{CPU}",
-                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN)
+                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN, include_path=env["include_path"])
     check_answer_tasks(res, ["cwi_alignment", "cwi_color_count"])
     check_code_task(res, "cwi_code_color_count")
     check_dod(res, "dod_no_hint")

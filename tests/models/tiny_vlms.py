@@ -204,7 +204,8 @@ def _generation_defaults(model, *, eos: int, pad: int, suppress: list[list[int]]
 
 def local_benchmark_data(root: Path) -> dict[str, str]:
     """One or two items of every benchmark in its official local layout, made by the package's
-    generators and the tests' fixtures; returns the environment variables that point at them."""
+    generators and the tests' fixtures; returns the environment variables that point at them (ABACUS
+    needs its detector set to synthetic_test: tests/task_settings.py)."""
     import sys
 
     tests = Path(__file__).resolve().parents[1]
@@ -225,5 +226,4 @@ def local_benchmark_data(root: Path) -> dict[str, str]:
     assert synthetic.main(["--out", str(root / "abacus"), "--n", "1", "--seed", "4"]) == 0
     return {"LMMS_PLUGINS_CWI_ROOT": str(root / "cwi"), "LMMS_PLUGINS_DOD_ROOT": str(dod),
             "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_ABACUS_ROOT": str(root / "abacus"),
-            "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test", "LMMS_PLUGINS_DATA_ROOT": "",
-            "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_GRADE_VERDICTS": ""}
+            "LMMS_PLUGINS_DATA_ROOT": ""}
