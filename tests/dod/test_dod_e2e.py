@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dod_fixtures import REAL_CATEGORIES, make_dataset, read_jsonl, write_jsonl
+from task_settings import settings_include  # tests/ (its conftest) is on sys.path
 
 DRAWN = "<think>The square has to move right; I redraw it near the right edge.</think>Here is the edited image."
 ABSTAIN = "<think>The square cannot move and stay in place at once. [ABSTAIN]</think>"
@@ -135,7 +136,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
     assert sorted(all_cases) == sorted(s), "every request of the dataset has a scenario"
 
     env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DATA_ROOT": "",
-           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
+           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}
     res = run_lmms_eval("dod", "replay", f"outputs={outputs}", out_dir=tmp_path / "run", env=env)
 
     from lmms_plugins.tasks.dod.maze.verify import drew_path_anyway
@@ -196,7 +197,7 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
 
 @pytest.mark.e2e
 def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, run_lmms_eval):
-    """LMMS_PLUGINS_DOD_REFUSAL=judge with a real HTTP judge on 127.0.0.1: refusal and editing
+    """refusal_mode=judge with a real HTTP judge on 127.0.0.1: refusal and editing
     verdicts reach the metrics; a second CLI run (a new process) makes no judge call."""
     from judge_server import FakeJudgeServer, image_urls, message_text
 
@@ -232,14 +233,17 @@ def test_judge_mode_through_the_cli_and_a_rerun_served_from_the_cache(tmp_path, 
         return json.dumps({"concludes_infeasible": False, "reason_correct": None, "evidence": "", "reason": "none"})
 
     with FakeJudgeServer(handler) as server:
-        env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DOD_REFUSAL": "judge",
+        env = {"LMMS_PLUGINS_DOD_ROOT": str(root),
                "LMMS_PLUGINS_JUDGE_BASE_URL": server.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
                "LMMS_PLUGINS_JUDGE_CACHE": str(tmp_path / "judge_cache")}
-        first = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run1", env=env, log_samples=False)
+        mine = settings_include(tmp_path / "settings", {"dod_no_hint": {"refusal_mode": "judge"}})
+        first = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run1", env=env, log_samples=False,
+                              include_path=mine)
         calls = server.calls
         assert calls == 6 * 2 + 6  # feasible: refusal + edit question; infeasible: refusal question (each once, scored ahead)
         assert first["configs"]["dod_no_hint"]["metadata"]["judge_concurrency"] == 64  # the default, in the results
-        second = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run2", env=env, log_samples=False)
+        second = run_lmms_eval("dod_no_hint", "replay", f"outputs={outputs}", out_dir=tmp_path / "run2", env=env, log_samples=False,
+                               include_path=mine)
         assert server.calls == calls  # everything served from the cache
     for res in (first, second):
         got = res["results"]["dod_no_hint"]

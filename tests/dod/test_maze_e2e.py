@@ -20,7 +20,7 @@ def test_maze_solver_scores_perfectly_through_the_cli(tmp_path: Path, run_lmms_e
     assert make_mazes(["--pairs", str(PAIRS), "--sizes", "7,9,11", "--seed", "3", "--out", str(root)]) == 0
     images = tmp_path / "solver_images"
     env = {"LMMS_PLUGINS_DOD_ROOT": str(root), "LMMS_PLUGINS_DATA_ROOT": "",
-           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules"}
+           "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}
     res = run_lmms_eval("dod_no_hint", "maze_solver", f"output_dir={images}", out_dir=tmp_path / "run", env=env)
 
     got = res["results"]["dod_no_hint"]

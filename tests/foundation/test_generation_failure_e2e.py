@@ -63,8 +63,8 @@ def data(tmp_path_factory):
     dod = dod_fixtures.make_dataset(tmp / "dod", pairs_per_category=1, maze_pairs=0)
     grade = grade_fixtures.make_dataset(tmp / "GRADE")
     return {"LMMS_PLUGINS_CWI_ROOT": str(tmp / "cwi"), "LMMS_PLUGINS_DOD_ROOT": str(dod),
-            "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
-            "LMMS_PLUGINS_GRADE_VERDICTS": "", "OPENAI_API_KEY": "none"}
+            "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "",
+            "OPENAI_API_KEY": "none"}
 
 
 def model_args(url: str) -> str:

@@ -20,6 +20,7 @@ for folder in (TESTS, TESTS / "dod", TESTS / "grade", TESTS / "foundation"):
 import dod_fixtures  # noqa: E402
 import grade_fixtures  # noqa: E402
 from conftest import lmms_eval_executable, lmms_eval_process  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 from judge_server import RawServer, http_reply  # noqa: E402
 
 from lmms_plugins.demo import OFFLINE_ENV  # noqa: E402
@@ -35,14 +36,15 @@ def data(tmp_path_factory):
     assert syn.main(["--out", str(root / "abacus"), "--n", "1", "--seed", "3"]) == 0
     grade = grade_fixtures.make_dataset(root / "GRADE")
     return root, {"LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_ABACUS_ROOT": str(root / "abacus"),
-                  "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "", "LMMS_PLUGINS_DOD_REFUSAL": "rules",
-                  "LMMS_PLUGINS_GRADE_VERDICTS": "", "LMMS_PLUGINS_PREFLIGHT": "", "LMMS_PLUGINS_ABACUS_DETECTOR": ""}
+                  "LMMS_PLUGINS_GRADE_ROOT": str(grade), "LMMS_PLUGINS_DATA_ROOT": "",
+                  "LMMS_PLUGINS_PREFLIGHT": ""}
 
 
+# task: (its environment, its settings (a YAML on --include_path), the last line's start)
 CASES = {
-    "grade": ({}, "grade: the judge endpoint LMMS_PLUGINS_JUDGE_BASE_URL={url} refused the key: GET {url}/models answered HTTP 401"),
-    "dod_no_hint": ({"LMMS_PLUGINS_DOD_EDIT_JUDGE": "on"}, "dod with edit_judge=on: the judge endpoint"),
-    "abacus_add_easy": ({"LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""},
+    "grade": ({}, {}, "grade: the judge endpoint LMMS_PLUGINS_JUDGE_BASE_URL={url} refused the key: GET {url}/models answered HTTP 401"),
+    "dod_no_hint": ({}, {"edit_judge": "on"}, "dod with edit_judge=on: the judge endpoint"),
+    "abacus_add_easy": ({"LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}, {},
                         "abacus: the detector 'rfdetr' (metadata.detector) cannot be loaded"),
 }
 
@@ -50,7 +52,7 @@ CASES = {
 @pytest.mark.parametrize("task", list(CASES))
 def test_the_last_line_is_the_preflights_message(tmp_path, data, task):
     _root, env_data = data
-    extra, expected = CASES[task]
+    extra, settings, expected = CASES[task]
     out = tmp_path / "run"
     out.mkdir()
     judge = RawServer(lambda path: [http_reply(401, b'{"error": {"message": "Incorrect API key"}}')])
@@ -63,6 +65,8 @@ def test_the_last_line_is_the_preflights_message(tmp_path, data, task):
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(out), env.get("PYTHONPATH", "")]))
         cmd = [lmms_eval_executable(), "--model", "replay", "--model_args", f"images={out}", "--tasks", task,
                "--output_path", str(out), "--batch_size", "1"]
+        if settings:
+            cmd += ["--include_path", settings_include(tmp_path / "settings", {task: settings})]
         proc = lmms_eval_process(cmd, env=env, cwd=out, timeout=600)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1, proc.stderr[-3000:]

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grade"))
 from grade_fixtures import canned_judge, make_dataset, make_outputs  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 
 from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
 
@@ -99,14 +100,15 @@ def test_one_run_of_four_benchmarks_prints_a_short_table_with_standard_errors(tm
     with FakeJudgeServer(canned_judge) as server:
         env = {
             "LMMS_PLUGINS_DOD_ROOT": str(tmp_path / "dod"), "LMMS_PLUGINS_GRADE_ROOT": str(tmp_path / "GRADE"),
-            "LMMS_PLUGINS_ABACUS_ROOT": str(tmp_path / "abacus"), "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test",
+            "LMMS_PLUGINS_ABACUS_ROOT": str(tmp_path / "abacus"),
             "LMMS_PLUGINS_CWI_ROOT": str(tmp_path / "cwi"), "LMMS_PLUGINS_DATA_ROOT": "",
-            "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off",
             "LMMS_PLUGINS_JUDGE_BASE_URL": server.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake-judge",
             "LMMS_PLUGINS_JUDGE_API_KEY": "dummy", "LMMS_PLUGINS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
         }
         tasks = ",".join("abacus_add" if t == "abacus_add_easy" else t for t in RATES)
-        res = run_lmms_eval(tasks, "replay", f"outputs={replay}", out_dir=tmp_path / "run", env=env)
+        mine = settings_include(tmp_path / "settings", {"dod_no_hint": {"edit_judge": "off"},  # the judge is GRADE's
+                                                        "abacus_add": {"detector": "synthetic_test"}})
+        res = run_lmms_eval(tasks, "replay", f"outputs={replay}", out_dir=tmp_path / "run", env=env, include_path=mine)
     out = res["_stdout"]
     rows = _table_rows(out)
     assert rows, out[-3000:]

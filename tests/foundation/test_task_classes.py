@@ -36,7 +36,7 @@ def data(tmp_path_factory):
     assert make_cwi(["--tasks", "alignment", "--n", "4", "--seed", "3", "--out", str(root / "cwi")]) == 0
     dod = dod_fixtures.make_dataset(root / "dod", pairs_per_category=1, maze_pairs=0)
     env = {"LMMS_PLUGINS_CWI_ROOT": str(root / "cwi"), "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "",
-           "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off", "HF_DATASETS_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1", "HF_HOME": str(root / "hf")}
     with pytest.MonkeyPatch.context() as mp:
         for key, value in env.items():

@@ -34,7 +34,7 @@ def env(tmp_path_factory):
     assert make_cwi(["--tasks", "alignment", "--n", "4", "--seed", "5", "--out", str(root / "cwi")]) == 0
     dod = dod_fixtures.make_dataset(root / "dod", pairs_per_category=1, maze_pairs=0)
     return {"LMMS_PLUGINS_CWI_ROOT": str(root / "cwi"), "LMMS_PLUGINS_DOD_ROOT": str(dod), "LMMS_PLUGINS_DATA_ROOT": "",
-            "LMMS_PLUGINS_DOD_REFUSAL": "rules", "LMMS_PLUGINS_DOD_EDIT_JUDGE": "off", "OPENAI_API_KEY": "none"}
+            "LMMS_PLUGINS_JUDGE_BASE_URL": "", "OPENAI_API_KEY": "none"}  # no judge: DoD's editing judge is off
 
 
 def reply(request: dict) -> str:

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from grade_fixtures import CASES, canned_judge, expected_scores, make_dataset, make_outputs  # noqa: E402
 from judge_server import FakeJudgeServer  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 
 from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
 
@@ -85,7 +86,7 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
        rank, results gathered on rank 0), fresh judge cache: the hand-computed scores, each judge
        request asked once across both ranks, an intact cache;
     2. one process, same cache: no judge call at all, the same results as the two-process run;
-    3. one process, no judge configured, LMMS_PLUGINS_GRADE_VERDICTS = run 2's samples log:
+    3. one process, no judge configured, the setting ``verdicts`` = run 2's samples log:
        the same results again (offline re-scoring from pre-computed verdicts).
 
     Not `accelerate launch --num_processes 2 --cpu`: accelerate 1.15 runs that as ONE process
@@ -125,9 +126,9 @@ def test_two_processes_single_process_rerun_and_offline_rescoring(run_lmms_eval,
     assert len(single["_samples"]["grade"]) == len(CASES)
 
     sample_file = next(Path(single["_path"]).parent.glob("*_samples_grade.jsonl"))
-    offline_env = {**env, "LMMS_PLUGINS_GRADE_VERDICTS": str(sample_file), "LMMS_PLUGINS_JUDGE_BASE_URL": "",
-                   "LMMS_PLUGINS_JUDGE_MODEL": ""}
-    offline = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "offline", env=offline_env)
+    offline_env = {**env, "LMMS_PLUGINS_JUDGE_BASE_URL": "", "LMMS_PLUGINS_JUDGE_MODEL": ""}
+    verdicts = settings_include(tmp_path / "settings", {"grade": {"verdicts": str(sample_file)}})
+    offline = run_lmms_eval("grade", "replay", model_args, out_dir=tmp_path / "offline", env=offline_env, include_path=verdicts)
     assert server.calls == expected_calls()
     for name in ("strict", "lenient", "reasoning", "consistency", "readability", "breakdown"):
         assert metric(offline, f"grade_{name}") == metric(single, f"grade_{name}"), name
