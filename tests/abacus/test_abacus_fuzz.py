@@ -32,9 +32,7 @@ def abacus(tmp_path_factory, scene):
     return doc, pool
 
 
-@pytest.fixture(autouse=True)
-def synthetic_detector(monkeypatch):
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+SYN = {"detector": "synthetic_test", "flow": "dis"}  # the settings a task class hands the scorer
 
 
 @settings(FUZZ, max_examples=80)
@@ -43,7 +41,7 @@ def test_abacus_fuzz_process_results_known_status_valid_records(abacus, data):
     doc, pool = abacus
     raw = data.draw(outputs(pool))
     since = len(OPENED)
-    res = hooks.process_results(doc, [raw])
+    res = hooks.process_results(doc, [raw], SYN)
     check_records(res, KNOWN, hooks.METRICS)
     assert_nothing_forbidden_opened(since)
 
@@ -51,7 +49,7 @@ def test_abacus_fuzz_process_results_known_status_valid_records(abacus, data):
 @pytest.mark.parametrize("name", ["truncated", "junk", "empty", "huge"])
 def test_abacus_bad_image_has_the_decoders_reason(abacus, name):
     doc, pool = abacus
-    res = hooks.process_results(doc, [json.dumps({"text": "", "images": [pool[name]]})])
+    res = hooks.process_results(doc, [json.dumps({"text": "", "images": [pool[name]]})], SYN)
     rec = res["abacus_score"]
     assert rec["status"] == "bad_image" and rec["value"] == 0.0
     assert Path(pool[name]).name in rec["reason"]
@@ -59,5 +57,5 @@ def test_abacus_bad_image_has_the_decoders_reason(abacus, name):
 
 def test_abacus_regression_deeply_nested_output_is_missing_image_not_error(abacus):
     doc, _ = abacus
-    res = hooks.process_results(doc, ['{"text": ' + "[" * 5000 + "]" * 5000 + "}"])
+    res = hooks.process_results(doc, ['{"text": ' + "[" * 5000 + "]" * 5000 + "}"], SYN)
     assert res["abacus_score"]["status"] == "missing_image"

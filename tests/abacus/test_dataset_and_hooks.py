@@ -18,10 +18,8 @@ def _write(tmp_path_factory, fault, n=1, seed=0):
     return out
 
 
-@pytest.fixture(autouse=True)
-def synthetic_detector(monkeypatch):
-    # process_docs loads the run's detector (the default, rfdetr, is an optional extra)
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+# the settings a task class hands the scorer (the default detector, rfdetr, is an optional extra)
+SYN = {"detector": "synthetic_test", "flow": "dis"}
 
 
 def _docs(root, op, tier):
@@ -48,8 +46,7 @@ def test_hub_layout_loads_with_the_cards_columns(touch_root):
             assert ds[0]["prompt"].split()[0].lower() == op
 
 
-def _score_all(root, monkeypatch):
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
+def _score_all(root):
     truth = {(t["task"], t["doc_id"]): t for t in read_jsonl(root / "truth.jsonl")}
     replay = {(r["task"], r["doc_id"]): r for r in read_jsonl(root / "replay.jsonl")}
     for op in ("add", "remove", "change"):
@@ -57,13 +54,13 @@ def _score_all(root, monkeypatch):
             for i, doc in enumerate(_docs(root, op, tier)):
                 key = (f"abacus_{op}_{tier}", i)
                 raw = json.dumps({"text": "", "images": [str(root / replay[key]["image"])]})
-                yield doc, truth[key], hooks.process_results(doc, [raw])
+                yield doc, truth[key], hooks.process_results(doc, [raw], SYN)
 
 
 @pytest.mark.parametrize("fault", ["touch", "delete", "plus1", "minus1"])
 def test_each_fault_moves_its_factor_by_the_documented_amount(tmp_path_factory, monkeypatch, fault, touch_root):
     root = touch_root if fault == "touch" else _write(tmp_path_factory, fault, n=1, seed=3)
-    for doc, truth, res in _score_all(root, monkeypatch):
+    for doc, truth, res in _score_all(root):
         lb = res["abacus_leaderboard"]
         assert lb["status"] == "ok", lb
         assert lb["n_pre_existing"] == truth["n_pre_existing"]
@@ -73,7 +70,7 @@ def test_each_fault_moves_its_factor_by_the_documented_amount(tmp_path_factory, 
 
 def test_shift_fault_moves_sc_only(tmp_path_factory, monkeypatch):
     root = _write(tmp_path_factory, "shift", n=1, seed=5)
-    for doc, truth, res in _score_all(root, monkeypatch):
+    for doc, truth, res in _score_all(root):
         lb = res["abacus_leaderboard"]
         assert (lb["cf"], lb["oc"]) == (1.0, 1.0) and lb["sc"] < 0.9, lb
 
@@ -92,7 +89,6 @@ def test_prompts():
 
 
 def test_process_results_never_raises_and_records_status(touch_root, monkeypatch, tmp_path):
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
     doc = _docs(touch_root, "add", "easy")[0]
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
@@ -103,22 +99,21 @@ def test_process_results_never_raises_and_records_status(touch_root, monkeypatch
         json.dumps({"text": "", "images": [str(broken)]}): "bad_image",
     }
     for raw, want in cases.items():
-        res = hooks.process_results(doc, [raw])
+        res = hooks.process_results(doc, [raw], SYN)
         assert set(res) == set(hooks.METRICS)
         assert all(v["status"] == want for v in res.values()), (raw, res)
         assert res["abacus_score"]["value"] == 0.0 and res["abacus_exact_count"]["value"] == 0.0
     # a detector that cannot be built: recorded, pending
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "no_such_backend")
     ok_raw = json.dumps({"text": "", "images": [str(touch_root / "edits/abacus_add_easy/00000.png")]})
-    res = hooks.process_results(doc, [ok_raw])
+    res = hooks.process_results(doc, [ok_raw], {**SYN, "detector": "no_such_backend"})
     assert res["abacus_score"]["status"] == "detector_error" and res["abacus_score"]["value"] is None
     # a doc without its image is missing data, not an exception
-    res = hooks.process_results({k: v for k, v in doc.items() if k != "image"}, [ok_raw])
+    res = hooks.process_results({k: v for k, v in doc.items() if k != "image"}, [ok_raw], SYN)
     assert res["abacus_score"]["status"] == "missing_data"
 
 
 def test_aggregations_on_hook_items(touch_root, monkeypatch):
-    items = [r for _, _, r in _score_all(touch_root, monkeypatch)]
+    items = [r for _, _, r in _score_all(touch_root)]
     lb = hooks.aggregate_leaderboard([r["abacus_leaderboard"] for r in items])
     assert lb["n"] == 18 and lb["status_counts"] == {"ok": 18}
     assert lb["score"] == pytest.approx(lb["cf"] * lb["sc"] * lb["oc"])
@@ -135,10 +130,9 @@ def test_threads_give_the_same_scores_as_one_thread(touch_root, monkeypatch):
 
     cases = [(doc, json.dumps({"text": "", "images": [str(touch_root / f"edits/abacus_{op}_medium/{i:05d}.png")]}))
              for op in ("add", "remove", "change") for i, doc in enumerate(_docs(touch_root, op, "medium"))]
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
-    one = [hooks.process_results(doc, [raw])["abacus_leaderboard"] for doc, raw in cases]
+    one = [hooks.process_results(doc, [raw], SYN)["abacus_leaderboard"] for doc, raw in cases]
     with ThreadPoolExecutor(4) as pool:
-        many = list(pool.map(lambda c: hooks.process_results(c[0], [c[1]])["abacus_leaderboard"], cases * 2))
+        many = list(pool.map(lambda c: hooks.process_results(c[0], [c[1]], SYN)["abacus_leaderboard"], cases * 2))
     assert many == one + one
 
 
@@ -206,7 +200,7 @@ def test_verdicts_travel_as_a_report_overlay_on_one_metric(touch_root, monkeypat
     overlay's boxes agree with the counts the scoring used, and only one metric carries it."""
     from lmms_plugins import report
 
-    for doc, truth, res in _score_all(touch_root, monkeypatch):
+    for doc, truth, res in _score_all(touch_root):
         lb = res["abacus_leaderboard"]
         carriers = [m for m, item in res.items() if "overlay" in item]
         assert carriers == ["abacus_leaderboard"]

@@ -137,23 +137,26 @@ def test_the_runs_detector_loads_before_the_first_request_or_the_run_stops(monke
     from lmms_plugins.tasks.abacus import hooks
     from lmms_plugins.utils.preflight import PreflightError
 
+    from lmms_plugins.tasks.abacus.settings import SETTINGS
+    from lmms_plugins.utils.settings import resolve
+
+    def settings(**meta):  # as the task class resolves its metadata
+        return resolve(SETTINGS, meta, task="abacus_add_easy")
+
     monkeypatch.delenv("LMMS_PLUGINS_PREFLIGHT", raising=False)
     monkeypatch.setitem(sys.modules, "rfdetr", None)  # as if the extra were not installed
-    for spec in ("", "rfdetr", "rfdetr:RFDETRLarge", "synthetic_test+rfdetr"):
-        monkeypatch.setenv(hooks.DETECTOR_ENV, spec)
+    for spec in (None, "rfdetr", "rfdetr:RFDETRLarge", "synthetic_test+rfdetr"):
         with pytest.raises(PreflightError, match=r'pip install "lmms-plugins\[detectors\]"'):
-            hooks.preflight()
+            hooks.preflight(settings(detector=spec))
+    with pytest.raises(PreflightError, match=r'pip install "lmms-plugins\[detectors\]"'):
+        hooks.preflight()  # a hook called on its own: the defaults
     for spec, says in (("no_such_backend", "unknown detector backend"), ("py:no_such_module:f", "No module named"),
                        ("a+b+c", "exactly two backends")):
-        monkeypatch.setenv(hooks.DETECTOR_ENV, spec)
         with pytest.raises(PreflightError, match=says):
-            hooks.preflight()
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
-    monkeypatch.setenv(hooks.FLOW_ENV, "optical_guess")
-    with pytest.raises(PreflightError, match="LMMS_PLUGINS_ABACUS_FLOW must be one of dis, raft_small, raft_large"):
-        hooks.preflight()
-    monkeypatch.setenv(hooks.FLOW_ENV, "dis")
-    assert dm.load_for_run().name == "synthetic_test"
+            hooks.preflight(settings(detector=spec))
+    with pytest.raises(PreflightError, match="metadata.flow must be one of dis, raft_small, raft_large"):
+        hooks.preflight(settings(detector="synthetic_test", flow="optical_guess"))
+    hooks.preflight(settings(detector="synthetic_test", flow="dis"))
+    assert dm.load_for_run("synthetic_test").name == "synthetic_test"
     monkeypatch.setenv("LMMS_PLUGINS_PREFLIGHT", "off")  # the user's way round it: per-sample statuses then
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "rfdetr")
-    hooks.preflight()
+    hooks.preflight(settings(detector="rfdetr"))

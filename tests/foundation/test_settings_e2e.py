@@ -1,6 +1,7 @@
 """Task settings through the real lmms-eval CLI: a user's YAML sets a key of the task's ``metadata``,
 the scorer uses it, the results record every setting's effective value (defaults included), and
-``lmms-plugins compare`` names the setting in which two runs differ. One test per benchmark."""
+``lmms-plugins compare`` names the setting in which two runs differ. One test per benchmark; a
+retired environment variable that is still set stops the run, saying what to do instead."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dod"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grade"))
 
 from lmms_plugins.settings_yaml import write_yaml  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -60,7 +62,7 @@ def test_dod_refusal_text_from_a_users_yaml(tmp_path, run_lmms_eval):
         "the same outputs can score differently (the settings in the benchmark's README)"]
 
 
-def test_abacus_detector_from_a_group_yaml_and_from_the_deprecated_variable(tmp_path, run_lmms_eval):
+def test_abacus_detector_from_a_group_yaml_or_task_yamls_never_from_the_retired_variable(tmp_path, run_lmms_eval):
     from lmms_plugins.tasks.abacus import synthetic as syn
     from lmms_plugins.tasks.abacus.make_yamls import VERSION as ABACUS_VERSION
 
@@ -77,17 +79,25 @@ task:
     env = {"LMMS_PLUGINS_ABACUS_ROOT": str(data)}
     by_yaml = run_lmms_eval("abacus_synthetic", "replay", args, out_dir=tmp_path / "yaml", env=env, log_samples=False,
                             include_path=mine)
-    by_env = run_lmms_eval("abacus_add_easy,abacus_remove_easy", "replay", args, out_dir=tmp_path / "env",
-                           env={**env, "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test+synthetic_test"}, log_samples=False)
+    tasks = "abacus_add_easy,abacus_remove_easy"
+    both = settings_include(tmp_path / "both", {t: {"detector": "synthetic_test+synthetic_test"} for t in tasks.split(",")})
+    by_tasks = run_lmms_eval(tasks, "replay", args, out_dir=tmp_path / "tasks", env=env, log_samples=False, include_path=both)
+    # the former variable, still set: the run stops before any request (else it would be scored with the default)
+    with pytest.raises(AssertionError, match="lmms-eval wrote no results") as stopped:
+        run_lmms_eval(tasks, "replay", args, out_dir=tmp_path / "env", log_samples=False,
+                      env={**env, "LMMS_PLUGINS_ABACUS_DETECTOR": "synthetic_test"})
+    assert ("LMMS_PLUGINS_ABACUS_DETECTOR is no longer read (it would be ignored and the run scored with the default): "
+            "unset it and set metadata.detector instead: `lmms-plugins settings abacus_add_easy detector=<value> --out DIR`, "
+            "then `lmms-eval --include_path DIR --tasks abacus_add_easy ...`") in str(stopped.value)
+    assert "Traceback" not in str(stopped.value)  # one clear line, as every check before the run
     for task in ("abacus_add_easy", "abacus_remove_easy"):
         assert by_yaml["configs"][task]["metadata"] == {
             "version": float(ABACUS_VERSION), "lmms_plugins_benchmark": "abacus", "detector": "synthetic_test", "flow": "dis"}
-        assert by_env["configs"][task]["metadata"]["detector"] == "synthetic_test+synthetic_test"
-        for run in (by_yaml, by_env):  # the detector named reached the scorer (rfdetr is not installed here)
+        assert by_tasks["configs"][task]["metadata"]["detector"] == "synthetic_test+synthetic_test"
+        for run in (by_yaml, by_tasks):  # the detector named reached the scorer (rfdetr is not installed here)
             assert run["results"][task]["abacus_leaderboard,none"]["status_counts"] == {"ok": 1}, run["results"][task]
-    assert "LMMS_PLUGINS_ABACUS_DETECTOR is deprecated: set metadata.detector" in by_env["_stderr"]
-    said = _settings_warnings(by_yaml, by_env, labels=["yaml", "env"])
-    assert len(said) == 2 and all('detector: yaml "synthetic_test", env "synthetic_test+synthetic_test"' in w for w in said)
+    said = _settings_warnings(by_yaml, by_tasks, labels=["group", "tasks"])
+    assert len(said) == 2 and all('detector: group "synthetic_test", tasks "synthetic_test+synthetic_test"' in w for w in said)
 
 
 def test_grade_judge_model_and_extra_body_from_a_users_yaml(tmp_path, run_lmms_eval):
