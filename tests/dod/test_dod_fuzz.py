@@ -46,7 +46,7 @@ def dod(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def rules_only(monkeypatch):
-    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_DOD_REFUSAL"):
+    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL"):
         monkeypatch.delenv(var, raising=False)
 
 

@@ -29,7 +29,7 @@ def dod(tmp_path_factory):
 
 @pytest.fixture
 def no_judge(monkeypatch):
-    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_DOD_REFUSAL"):
+    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL"):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -67,7 +67,6 @@ def test_dod_bad_image_on_an_infeasible_maze_draws_no_conclusion(dod, no_judge, 
 @pytest.fixture
 def accepting_edit_judge(monkeypatch):
     """A loopback editing judge that approves every edit, configured for the rules-mode refusal reader."""
-    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
     with FakeJudgeServer(lambda req: '{"task_image_correct": true, "unrelated_content_preserved": true}') as server:

@@ -168,7 +168,7 @@ def test_judge_mode_through_the_hooks_with_a_user_prompt(tmp_path, monkeypatch):
 
 def test_without_a_judge_real_world_e_is_pending_and_maze_e_uses_the_verifier(tmp_path, monkeypatch):
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=1)
-    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_DOD_REFUSAL"):
+    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL"):
         monkeypatch.delenv(var, raising=False)
     docs = {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
     out_img = png(tmp_path / "edit.png", (10, 200, 10))
@@ -209,7 +209,6 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", raising=False)
     reset_shared_clients()
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
@@ -221,7 +220,6 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
         assert ask_both() == (False, False) and server.calls == 4
         assert [r.get("reasoning_effort") for r in server.requests] == [None, None, "low", "low"]
         assert ask_both() == (True, True) and server.calls == 4
-        monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY")
         assert ask_both() == (True, True) and server.calls == 4  # the first entries are still there
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 4
     reset_shared_clients()

@@ -73,7 +73,6 @@ def _image(doc) -> str:
 
 
 def test_judge_free_an_uncertain_covered_verdict_is_pending(docs, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
     doc = docs["material_modification-1-infeasible"]
     rec = hooks.score_sample(doc, json.dumps({"text": UNDONE_THEN_DRAWN[0], "images": [_image(doc)]}))
     assert rec.refused is None and rec.status == hooks.REFUSAL_UNCERTAIN and rec.has_image

@@ -100,7 +100,6 @@ POLISH_DECLINE = "Tego nie da się narysować: filiżanka nie może być jednocz
 def test_judge_free_an_uncovered_language_is_pending(docs, monkeypatch):
     from lmms_plugins.tasks.dod import metrics as M
 
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
     rec = hooks.score_sample(docs["material_modification-1-infeasible"], json.dumps({"text": POLISH_DECLINE, "images": []}))
     assert rec.refused is None and rec.status == hooks.REFUSAL_NOT_COVERED and "'pl'" in rec.reason
     for metric in ("D_strict", "D_lenient"):

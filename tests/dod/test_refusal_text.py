@@ -1,4 +1,4 @@
-"""Which text decides a refusal (LMMS_PLUGINS_DOD_REFUSAL_TEXT): by default only the reasoning, as
+"""Which text decides a refusal (the setting ``refusal_text``): by default only the reasoning, as
 the official judge reads it (the text inside <think>...</think>; the whole output when it has no
 think tag); ``all`` reads the final answer too. Checked through hooks.process_results, and in judge
 and hybrid modes against a real HTTP judge on 127.0.0.1."""
@@ -12,8 +12,9 @@ from dod_fixtures import make_dataset, read_jsonl
 from judge_server import FakeJudgeServer, message_text
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.refusal.text import reasoning_part, text_to_read
-from lmms_plugins.tasks.dod.settings import ENV_REFUSAL_TEXT
+from lmms_plugins.tasks.dod.settings import SETTINGS
 from lmms_plugins.utils.preflight import PreflightError
+from lmms_plugins.utils.settings import bind, resolve
 
 CONCLUSION = "The chair would need to be both in front of and behind the table, so no valid arrangement exists."
 MUSING = "The chair has to be in front of the table and behind it. Let me look at the picture again."
@@ -25,15 +26,14 @@ CASE = "spatial_arangement-1-infeasible"
 def docs(tmp_path, monkeypatch):
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
     monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
-    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
-    monkeypatch.delenv(ENV_REFUSAL_TEXT, raising=False)
     return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
 
 
-def score(doc, text: str) -> dict:
-    """process_results of a text-only answer: the D_strict value and the full record."""
-    out = hooks.process_results(doc, [json.dumps({"text": text, "images": []})])
+def score(doc, text: str, **meta) -> dict:
+    """process_results of a text-only answer with the settings ``meta`` (a task's metadata): the
+    D_strict value and the full record."""
+    settings = resolve(SETTINGS, {"edit_judge": "off", **meta})
+    out = hooks.process_results(doc, [json.dumps({"text": text, "images": []})], settings=settings)
     return {"D": out["D_strict"]["value"], **out["dod_run"]["record"]}
 
 
@@ -41,8 +41,7 @@ def test_a_conclusion_only_after_think_is_not_a_refusal_by_default_and_is_one_wi
     r = score(docs[CASE], AFTER_THINK)
     assert r["refused"] is False and r["D"] == 0.0 and r["refusal_evidence"] == ""
     assert r["conclusion_only_after_think"] is True  # counted in dod_run: what the reading decided
-    monkeypatch.setenv(ENV_REFUSAL_TEXT, "all")
-    r = score(docs[CASE], AFTER_THINK)
+    r = score(docs[CASE], AFTER_THINK, refusal_text="all")
     assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION
     assert r["conclusion_only_after_think"] is True
 
@@ -50,8 +49,7 @@ def test_a_conclusion_only_after_think_is_not_a_refusal_by_default_and_is_one_wi
 def test_a_conclusion_inside_think_counts_in_both_readings_with_its_evidence(docs, monkeypatch):
     text = f"<think>{MUSING} {CONCLUSION}</think>I will not draw it."
     for reading in ("reasoning", "all"):
-        monkeypatch.setenv(ENV_REFUSAL_TEXT, reading)
-        r = score(docs[CASE], text)
+        r = score(docs[CASE], text, refusal_text=reading)
         assert r["refused"] is True and r["D"] == 1.0 and r["refusal_evidence"] == CONCLUSION, reading
         assert r["conclusion_only_after_think"] is False
 
@@ -72,14 +70,13 @@ def test_unclosed_think_several_blocks_and_a_prompt_side_opening_tag(docs):
 
 def test_abstain_keeps_its_position_rule_in_both_readings(docs, monkeypatch):
     for reading in ("reasoning", "all"):
-        monkeypatch.setenv(ENV_REFUSAL_TEXT, reading)
-        ok = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>")
+        ok = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>", refusal_text=reading)
         assert ok["refused"] is True and ok["refusal_rule"] == "abstain_token" and ok["official_abstain"] is True
-        cut = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]")  # unclosed block ending with the token
+        cut = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]", refusal_text=reading)  # unclosed block ending with the token
         assert cut["refused"] is True and cut["official_abstain"] is True
-        late = score(docs[CASE], f"<think>{MUSING}</think>[ABSTAIN]")  # after </think>: not the token
+        late = score(docs[CASE], f"<think>{MUSING}</think>[ABSTAIN]", refusal_text=reading)  # after </think>: not the token
         assert late["refused"] is False and late["official_abstain"] is False
-        twice = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>[ABSTAIN]")
+        twice = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>[ABSTAIN]", refusal_text=reading)
         assert twice["refused"] is False and twice["official_abstain"] is False
 
 
@@ -99,25 +96,21 @@ def test_reasoning_part_definition():
 
 
 def test_a_misspelt_reading_fails_at_load_and_the_reading_is_in_dod_run(docs, monkeypatch):
-    from lmms_plugins.tasks.dod.settings import SETTINGS
-    from lmms_plugins.utils.settings import bind
-
-    monkeypatch.setenv(ENV_REFUSAL_TEXT, "final")
-    with pytest.raises(PreflightError, match=f"{ENV_REFUSAL_TEXT} must be one of reasoning, all, got 'final'"):
-        bind(SETTINGS, {"task": "dod_no_hint", "metadata": {}})  # what the task class does first, while it is built
-    monkeypatch.setenv(ENV_REFUSAL_TEXT, "ALL")
-    out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})])
-    inside = hooks.process_results(docs[CASE], [json.dumps({"text": f"<think>{CONCLUSION}</think>No.", "images": []})])
+    with pytest.raises(PreflightError, match="dod_no_hint: metadata.refusal_text must be one of reasoning, all, got 'final'"):
+        bind(SETTINGS, {"task": "dod_no_hint", "metadata": {"refusal_text": "final"}})  # as the task class is built
+    every = resolve(SETTINGS, {"refusal_text": "ALL"})
+    out = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})], settings=every)
+    inside = hooks.process_results(docs[CASE], [json.dumps({"text": f"<think>{CONCLUSION}</think>No.", "images": []})],
+                                   settings=every)
     run = hooks.aggregate_run([out["dod_run"], inside["dod_run"]])
     assert run["refusal_text"] == "all" and run["conclusions_only_after_think"] == 1
-    monkeypatch.delenv(ENV_REFUSAL_TEXT)
-    # the row says how its samples were read (their records), not what the environment says now
+    # the row says how its samples were read (their records), not what the defaults say
     assert hooks.aggregate_run([out["dod_run"]])["refusal_text"] == "all"
     older = {**out["dod_run"], "record": {k: v for k, v in out["dod_run"]["record"].items() if k != "refusal_text"}}
     older["record"].pop("refusal_mode")
     assert hooks.aggregate_run([older])["refusal_text"] == "reasoning"  # a record without it: the setting's value
     scored = hooks.process_results(docs[CASE], [json.dumps({"text": AFTER_THINK, "images": []})],
-                                   settings=hooks.settings_of(None) | {"refusal_text": "all"})
+                                   settings=resolve(SETTINGS, {"refusal_text": "all"}))
     assert hooks.aggregate_run([scored["dod_run"]])["refusal_text"] == "all"  # the task's settings, as its class gives them
 
 
@@ -142,10 +135,8 @@ def judged(docs, monkeypatch, tmp_path):
 @pytest.mark.parametrize("mode", ["judge", "hybrid"])
 def test_the_judge_reads_only_the_reasoning_and_evidence_outside_it_is_rejected(judged, monkeypatch, mode):
     docs, server, seen = judged
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", mode)
-    if mode == "hybrid":
-        monkeypatch.setenv("LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN", "1000")  # every response goes to the judge
-    r = score(docs[CASE], AFTER_THINK)
+    meta = {"refusal_mode": mode, **({"uncertain_margin": 1000} if mode == "hybrid" else {})}  # hybrid: the judge reads all
+    r = score(docs[CASE], AFTER_THINK, **meta)
     # the judge saw the reasoning, not the final answer; its evidence (from the answer) is not a
     # substring of the reasoning: rejected on each of the 3 attempts -> judge_error, pending
     assert server.calls == 3 and all(MUSING in s and CONCLUSION not in s for s in seen)
@@ -154,16 +145,14 @@ def test_the_judge_reads_only_the_reasoning_and_evidence_outside_it_is_rejected(
     assert "not an exact substring" in r["reason"]
 
     seen.clear()
-    monkeypatch.setenv(ENV_REFUSAL_TEXT, "all")
-    r = score(docs[CASE], AFTER_THINK)
+    r = score(docs[CASE], AFTER_THINK, **meta, refusal_text="all")
     assert server.calls == 4 and CONCLUSION in seen[0] and "reasoning and final text" in seen[0]
     assert r["status"] == "ok" and r["refused"] is True and r["refusal_evidence"] == CONCLUSION
     assert r["refusal_rule"] == ("judge" if mode == "judge" else "hybrid_judge")
 
     # the official token: the reasoning shown to the judge ends with it, and quoting it is accepted;
     # hybrid does not ask (the token is a certain refusal)
-    monkeypatch.setenv(ENV_REFUSAL_TEXT, "reasoning")
-    r = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>")
+    r = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>", **meta, refusal_text="reasoning")
     assert r["status"] == "ok" and r["refused"] is True and r["official_abstain"] is True
     assert server.calls == (5 if mode == "judge" else 4)
     assert r["refusal_evidence"] == "[ABSTAIN]"

@@ -176,7 +176,6 @@ def dod_docs(tmp_path, monkeypatch):
     from dod_fixtures import make_dataset, read_jsonl
 
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL", raising=False)
     return {r["case_id"]: {**r, "dod_root": str(root)} for r in read_jsonl(root / "instruction.jsonl")}
 
@@ -313,7 +312,6 @@ def test_grade_failure_costs_no_judge_call(tmp_path, monkeypatch):
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
-        monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
         items = []
         for raw in (FAILURES[0], "", json.dumps({"text": "", "images": []})):
             out = hooks.process_results(docs[0], [raw])
@@ -342,7 +340,6 @@ def test_grade_answer_without_an_image_is_scored_not_pending_whatever_its_consis
     from lmms_plugins.tasks.grade.records import load_records
     from lmms_plugins.utils import run_summary
 
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
     docs = load_records(make_dataset(tmp_path / "GRADE"))
     kinds = {d["consistency"] for d in docs}
     assert "none" in kinds and kinds - {"none"}, kinds  # both kinds of sample in the fixture

@@ -21,9 +21,16 @@ from judge_server import FakeJudgeServer  # noqa: E402
 from lmms_plugins.utils import preflight as pf  # noqa: E402
 
 JUDGE_VARS = ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_JUDGE_API_KEY",
-              "LMMS_PLUGINS_GRADE_VERDICTS", "LMMS_PLUGINS_GRADE_PROMPTS", "LMMS_PLUGINS_DOD_REFUSAL",
-              "LMMS_PLUGINS_DOD_EDIT_JUDGE", "LMMS_PLUGINS_PREFLIGHT", "LMMS_PLUGINS_DOD_REFUSAL_PROMPT",
-              "LMMS_PLUGINS_DOD_EDIT_PROMPT")
+              "LMMS_PLUGINS_PREFLIGHT")
+
+
+def settings(bench: str, **meta):
+    """A benchmark's settings as its task class resolves them from the metadata (now: the judge's model)."""
+    import importlib
+
+    from lmms_plugins.utils.settings import resolve
+
+    return resolve(importlib.import_module(f"lmms_plugins.tasks.{bench}.settings").SETTINGS, meta, task=bench)
 
 
 @pytest.fixture(autouse=True)
@@ -141,22 +148,18 @@ def test_grade_preflight(monkeypatch, tmp_path):
 
     with pytest.raises(pf.PreflightError, match="or verdict files in metadata.verdicts"):
         hooks.preflight()
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(tmp_path / "nope.jsonl"))
     with pytest.raises(pf.PreflightError, match="verdict file not found"):
-        hooks.preflight()
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS")
+        hooks.preflight(settings("grade", verdicts=str(tmp_path / "nope.jsonl")))
     with FakeJudgeServer() as server:
         use_judge(monkeypatch, server.base_url)
         hooks.preflight()
         prompts = tmp_path / "prompts"
         prompts.mkdir()
         (prompts / "readability.jinja").write_text("Rate {{ instruction }\n")
-        monkeypatch.setenv("LMMS_PLUGINS_GRADE_PROMPTS", str(prompts))
         with pytest.raises(pf.PreflightError, match="readability.jinja: not a valid Jinja template"):
-            hooks.preflight()
-        monkeypatch.setenv("LMMS_PLUGINS_GRADE_PROMPTS", str(tmp_path / "no-such-folder"))
+            hooks.preflight(settings("grade", prompts=str(prompts)))
         with pytest.raises(pf.PreflightError, match="is not a folder"):
-            hooks.preflight()
+            hooks.preflight(settings("grade", prompts=str(tmp_path / "no-such-folder")))
         assert server.calls == 0
 
 
@@ -167,22 +170,16 @@ def test_dod_preflight(monkeypatch):
     from lmms_plugins.tasks.dod import hooks
 
     hooks.preflight()  # rules mode, no judge: nothing needed
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")
     with pytest.raises(pf.PreflightError, match="dod with refusal_mode=judge needs an LLM judge"):
-        hooks.preflight()
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "rules")
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "on")
+        hooks.preflight(settings("dod", refusal_mode="judge"))
     with pytest.raises(pf.PreflightError, match="dod with edit_judge=on needs an LLM judge"):
-        hooks.preflight()
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "sometimes")
-    with pytest.raises(pf.PreflightError, match="LMMS_PLUGINS_DOD_EDIT_JUDGE must be one of auto, on, off"):
-        hooks.preflight()
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "auto")
+        hooks.preflight(settings("dod", refusal_mode="rules", edit_judge="on"))
+    with pytest.raises(pf.PreflightError, match="dod: metadata.edit_judge must be one of auto, on, off"):
+        hooks.preflight(settings("dod", edit_judge="sometimes"))
     use_judge(monkeypatch, dead_url())  # configured, so wanted: it must be reachable
     with pytest.raises(pf.PreflightError, match="cannot be reached"):
-        hooks.preflight()
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
-    hooks.preflight()
+        hooks.preflight(settings("dod", edit_judge="auto"))
+    hooks.preflight(settings("dod", edit_judge="off"))
 
 
 def test_dod_judge_prompt_is_checked(monkeypatch, tmp_path):
@@ -192,10 +189,7 @@ def test_dod_judge_prompt_is_checked(monkeypatch, tmp_path):
     bad.write_text("{% for x in %}")
     with FakeJudgeServer() as server:
         use_judge(monkeypatch, server.base_url)
-        monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")
-        monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL_PROMPT", str(bad))
         with pytest.raises(pf.PreflightError, match="refusal.jinja: not a valid Jinja template"):
-            hooks.preflight()
-        monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL_PROMPT", str(tmp_path / "missing.jinja"))
+            hooks.preflight(settings("dod", refusal_mode="judge", refusal_prompt=str(bad)))
         with pytest.raises(pf.PreflightError, match="cannot read the judge prompt"):
-            hooks.preflight()
+            hooks.preflight(settings("dod", refusal_mode="judge", refusal_prompt=str(tmp_path / "missing.jinja")))

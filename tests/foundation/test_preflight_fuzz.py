@@ -58,7 +58,7 @@ BEHAVIOURS = {
 def short_limits(monkeypatch):
     monkeypatch.setattr(pf, "REACH_TIMEOUT_S", 3.0)  # a loaded machine must not turn a slow answer into a timeout
     monkeypatch.setattr(pf, "MAX_LIST_BYTES", 4096)
-    for var in ("LMMS_PLUGINS_PREFLIGHT", "LMMS_PLUGINS_JUDGE_TIMEOUT", "LMMS_PLUGINS_JUDGE_EXTRA_BODY"):
+    for var in ("LMMS_PLUGINS_PREFLIGHT", "LMMS_PLUGINS_JUDGE_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
     pf.forget_verdicts()
     yield

@@ -37,7 +37,6 @@ def test_bad_values_and_keys_are_refused_with_the_reason(capsys):
 
 
 def test_listing_shows_defaults_and_former_variables(monkeypatch, capsys):
-    monkeypatch.delenv("LMMS_PLUGINS_DOD_REFUSAL", raising=False)
     assert main(["settings", "dod_no_hint"]) == 0
     text = capsys.readouterr().out
     assert 'refusal_mode = "rules"   (was LMMS_PLUGINS_DOD_REFUSAL)' in text and "uncertain_margin = 1.5" in text

@@ -49,7 +49,6 @@ def grade(tmp_path_factory):
 def no_judge(monkeypatch):
     for name in ("BASE_URL", "MODEL", "API_KEY"):
         monkeypatch.delenv(f"LMMS_PLUGINS_JUDGE_{name}", raising=False)
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
     reset_shared_clients()
 
 
@@ -97,6 +96,5 @@ def test_grade_fuzz_judge_replies_through_process_results(grade, monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_TIMEOUT", "5")
     monkeypatch.setenv("LMMS_PLUGINS_PREFLIGHT", "off")
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
     run()
     assert seen and set(seen) <= {status.OK, status.JUDGE_ERROR}

@@ -33,7 +33,6 @@ def data(tmp_path):
 def no_judge(monkeypatch):
     for name in ("BASE_URL", "MODEL", "API_KEY", "CACHE"):
         monkeypatch.delenv(f"LMMS_PLUGINS_JUDGE_{name}", raising=False)
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
     reset_shared_clients()
 
 
@@ -93,7 +92,6 @@ def test_grade_deeply_nested_rubric_reply_still_asks_consistency_and_readability
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
-        monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
         rec = hooks.process_results(docs[case.task_id], [_answer(run / "edited" / f"{case.task_id}.png")])["grade_strict"]
         kinds = [kind_of(r) for r in server.requests]
     reset_shared_clients()

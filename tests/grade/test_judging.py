@@ -52,8 +52,6 @@ def judge_env(monkeypatch, tmp_path):
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_API_KEY", "dummy")
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", str(tmp_path / "judge-cache"))
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_TIMEOUT", "5")
-        monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
-        monkeypatch.delenv("LMMS_PLUGINS_GRADE_PROMPTS", raising=False)
         yield server
         reset_shared_clients()
         assert not server.handler_errors, server.handler_errors[0]
@@ -197,7 +195,7 @@ def test_missing_and_bad_images_cost_no_call(data, judge_env, tmp_path):
 
 def test_no_judge_configured_is_a_judge_error_naming_the_variables(data, monkeypatch):
     docs, answers, _ = data
-    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL", "LMMS_PLUGINS_GRADE_VERDICTS"):
+    for var in ("LMMS_PLUGINS_JUDGE_BASE_URL", "LMMS_PLUGINS_JUDGE_MODEL"):
         monkeypatch.delenv(var, raising=False)
     reset_shared_clients()
     doc = docs["physics_mech_001"]
@@ -309,7 +307,6 @@ def test_a_changed_extra_body_asks_the_judge_again(data, judge_env, monkeypatch)
     of the cache key: R, C and L are asked again with it, not served the verdicts given without it."""
     docs, answers, _ = data
     doc = docs["physics_mech_001"]  # R, C and L: three questions
-    monkeypatch.delenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", raising=False)
     reset_shared_clients()
     first = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert first["status"] == "ok" and judge_env.calls == 3

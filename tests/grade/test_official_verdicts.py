@@ -56,7 +56,6 @@ def test_the_three_official_result_folders_give_R_C_L_with_no_judge(docs, tmp_pa
     reasoning = write_folder(run / "gemini_flash_eval_1", [(c.task_id, reasoning_result(c)) for c in CASES])
     consis = write_folder(run / "gemini_flash_consis_4", [(c.task_id, consis_result(c)) for c in CASES])
     read = write_folder(run / "gemini_flash_read_4", [(c.task_id, read_result(c)) for c in CASES])
-    monkeypatch.delenv("LMMS_PLUGINS_GRADE_VERDICTS", raising=False)
     # the task setting, as the task class hands it to the scorer
     settings = resolve(SETTINGS, {"verdicts": os.pathsep.join(map(str, (reasoning, consis, read)))})
     for case in CASES:
