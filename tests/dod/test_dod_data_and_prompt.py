@@ -44,12 +44,11 @@ def test_yaml_data_files_load_the_local_root_with_datasets(root, tmp_path, monke
     docs = hooks.process_docs(test)
     assert set(docs["dod_root"]) == {str(root.resolve())}
     assert hooks.process_docs(docs)["dod_root"] == docs["dod_root"]  # idempotent
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judges")
     from lmms_plugins.tasks.dod.settings import SETTINGS
     from lmms_plugins.utils.settings import bind
 
-    with pytest.raises(SystemExit, match="LMMS_PLUGINS_DOD_REFUSAL must be one of rules, hybrid, judge"):  # a PreflightError
-        bind(SETTINGS, {"task": "dod_no_hint", "metadata": {}})  # the task class, while it is built
+    with pytest.raises(SystemExit, match="dod_no_hint: metadata.refusal_mode must be one of rules, hybrid, judge"):  # a PreflightError
+        bind(SETTINGS, {"task": "dod_no_hint", "metadata": {"refusal_mode": "judges"}})  # the task class, while it is built
 
 
 def test_integrity_report_names_every_problem_with_its_case_id(root):

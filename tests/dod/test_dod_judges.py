@@ -12,7 +12,9 @@ from judge_server import FakeJudgeServer, Reply, Sleep, image_urls, message_text
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.data import Label, load_labels
 from lmms_plugins.tasks.dod.judges import JudgeUnavailable, judge_edit, judge_refusal
+from lmms_plugins.tasks.dod.settings import SETTINGS
 from lmms_plugins.utils.judge_client import JudgeClient, JudgeConfig
+from lmms_plugins.utils.settings import resolve
 
 REASONING = "<think>The glass must be full and empty at once. Therefore the request is impossible.</think>"
 EVIDENCE = "Therefore the request is impossible."
@@ -122,19 +124,18 @@ def test_edit_judge_sends_both_images_and_parses_its_verdict(tmp_path):
 
 
 def test_judge_mode_through_the_hooks_with_a_user_prompt(tmp_path, monkeypatch):
-    """LMMS_PLUGINS_DOD_REFUSAL=judge: the refusal comes from the judge; the editing judge scores
+    """refusal_mode=judge: the refusal comes from the judge; the editing judge scores
     real-world E; a replaced prompt file is used; a failing judge gives judge_error (pending)."""
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
     prompt = tmp_path / "my_refusal_prompt.txt"
     prompt.write_text("MY PROMPT for {{ label }} request. Reasoning:\n{{ reasoning }}")
     monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL_PROMPT", str(prompt))
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", str(tmp_path / "cache"))
     docs = {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
     out_img = png(tmp_path / "edit.png", (10, 200, 10))
     refusal_text = "<think>Moving and staying contradict each other.</think>"
+    judge_mode = resolve(SETTINGS, {"refusal_mode": "judge", "refusal_prompt": str(prompt)})
 
     def handler(request):
         text = message_text(request)
@@ -147,8 +148,10 @@ def test_judge_mode_through_the_hooks_with_a_user_prompt(tmp_path, monkeypatch):
 
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        feas = hooks.process_results(docs["pose_adjustment-1-feasible"], [json.dumps({"text": "Done.", "images": [str(out_img)]})])
-        infeas = hooks.process_results(docs["pose_adjustment-1-infeasible"], [json.dumps({"text": refusal_text, "images": []})])
+        feas = hooks.process_results(docs["pose_adjustment-1-feasible"], [json.dumps({"text": "Done.", "images": [str(out_img)]})],
+                                     settings=judge_mode)
+        infeas = hooks.process_results(docs["pose_adjustment-1-infeasible"], [json.dumps({"text": refusal_text, "images": []})],
+                                       settings=judge_mode)
         assert feas["E"]["value"] == 1.0 and feas["D_f"]["value"] == 0.0
         assert infeas["D_strict"]["value"] == 1.0
         assert infeas["dod_run"]["record"]["refusal_evidence"] == "Moving and staying contradict each other."
@@ -158,10 +161,12 @@ def test_judge_mode_through_the_hooks_with_a_user_prompt(tmp_path, monkeypatch):
     with FakeJudgeServer(lambda r: "no json here") as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
-        res = hooks.process_results(docs["material_modification-1-infeasible"], [json.dumps({"text": "Some other reasoning.", "images": []})])
+        res = hooks.process_results(docs["material_modification-1-infeasible"], [json.dumps({"text": "Some other reasoning.", "images": []})],
+                                    settings=judge_mode)
         assert res["D_strict"]["value"] is None and res["D_strict"]["status"] == "judge_error"
         assert res["D_lenient"]["value"] is None
-        rec = hooks.score_sample(docs["material_modification-1-feasible"], json.dumps({"text": "", "images": [str(out_img)]}))
+        rec = hooks.score_sample(docs["material_modification-1-feasible"], json.dumps({"text": "", "images": [str(out_img)]}),
+                                 settings=judge_mode)
         # empty text: no refusal question; the edit question fails 3 times -> E pending with judge_error
         assert rec.refused is False and rec.edit_ok is None and rec.status == "judge_error"
 
@@ -181,11 +186,12 @@ def test_without_a_judge_real_world_e_is_pending_and_maze_e_uses_the_verifier(tm
 
 
 def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
-    """LMMS_PLUGINS_JUDGE_EXTRA_BODY is part of the request and of the cache key: the same two
+    """The setting judge_extra_body is part of the request and of the cache key: the same two
     questions with another extra body are asked again (and sent with it), not served the verdicts
     given without it; each is then served from its own cache entry."""
     from lmms_plugins.tasks.dod import judges
     from lmms_plugins.utils.judge_client import reset_shared_clients, shared_client
+    from lmms_plugins.utils.judge_settings import judge_overrides
 
     inp, out = png(tmp_path / "in.png", (200, 0, 0)), png(tmp_path / "out.png", (0, 200, 0), mark=3)
     built = []
@@ -202,9 +208,10 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
             return '{"task_image_correct": true, "unrelated_content_preserved": true}'
         return verdict(True, EVIDENCE, True)
 
-    def ask_both():
-        r = judge_refusal(doc_prompt="p", label=INFEASIBLE, reasoning=REASONING)
-        e = judge_edit(instruction="Fill the glass.", label=FEASIBLE, input_image=inp, output_image=out)
+    def ask_both(extra_body=None):  # the overrides the hooks pass (utils/judge_settings.judge_overrides)
+        overrides = judge_overrides({"judge_extra_body": extra_body})
+        r = judge_refusal(doc_prompt="p", label=INFEASIBLE, reasoning=REASONING, overrides=overrides)
+        e = judge_edit(instruction="Fill the glass.", label=FEASIBLE, input_image=inp, output_image=out, overrides=overrides)
         return r.cached, e.cached
 
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
@@ -216,10 +223,10 @@ def test_a_changed_extra_body_asks_the_judge_again(tmp_path, monkeypatch):
         assert ask_both() == (False, False) and server.calls == 2
         assert ask_both() == (True, True) and server.calls == 2
         assert len(built) == 1  # a verdict served from the cache encodes no image
-        monkeypatch.setenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", '{"reasoning_effort": "low"}')
-        assert ask_both() == (False, False) and server.calls == 4
+        low = {"reasoning_effort": "low"}
+        assert ask_both(low) == (False, False) and server.calls == 4
         assert [r.get("reasoning_effort") for r in server.requests] == [None, None, "low", "low"]
-        assert ask_both() == (True, True) and server.calls == 4
+        assert ask_both(low) == (True, True) and server.calls == 4
         assert ask_both() == (True, True) and server.calls == 4  # the first entries are still there
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 4
     reset_shared_clients()

@@ -10,6 +10,8 @@ from judge_server import FakeJudgeServer, image_urls, message_text
 
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.data import check_integrity
+from lmms_plugins.tasks.dod.settings import SETTINGS
+from lmms_plugins.utils.settings import resolve
 
 HINT = "If no solution exists under these constraints"
 
@@ -41,7 +43,6 @@ def test_every_input_image_is_given_to_the_model_and_checked(tmp_path):
 def test_judges_see_all_inputs_and_the_prompt_the_model_saw(tmp_path, monkeypatch):
     root, docs = two_image_root(tmp_path)
     monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
     out_img = png(tmp_path / "edit.png", (10, 200, 10))
@@ -56,10 +57,11 @@ def test_judges_see_all_inputs_and_the_prompt_the_model_saw(tmp_path, monkeypatc
     answer = [json.dumps({"text": "I will draw it.", "images": [str(out_img)]})]
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        hinted = hooks.process_results_decline_hint(docs["pose_adjustment-1-feasible"], answer)
+        judge_mode = resolve(SETTINGS, {"refusal_mode": "judge"})
+        hinted = hooks.process_results_decline_hint(docs["pose_adjustment-1-feasible"], answer, settings=judge_mode)
         assert hinted["E"]["value"] == 1.0
         assert [n for _, n in seen] == [0, 3]  # refusal question; edit question with 2 inputs + the output
         assert all(HINT in text for text, _ in seen)
         seen.clear()
-        plain = hooks.process_results(docs["pose_adjustment-1-feasible"], answer)
+        plain = hooks.process_results(docs["pose_adjustment-1-feasible"], answer, settings=judge_mode)
         assert plain["E"]["value"] == 1.0 and seen and not any(HINT in text for text, _ in seen)

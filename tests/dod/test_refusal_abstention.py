@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from judge_server import FakeJudgeServer
-from test_refusal_hybrid import docs, judge_says  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
+from test_refusal_hybrid import docs, hybrid, judge_says  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
 
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod import metrics as M
@@ -85,11 +85,10 @@ def test_judge_free_an_uncertain_covered_verdict_is_pending(docs, monkeypatch):
 
 
 def test_hybrid_sends_an_uncertain_covered_verdict_to_the_judge(docs, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "hybrid")
     doc = docs["material_modification-1-infeasible"]
     with FakeJudgeServer(judge_says(False)) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        rec = hooks.score_sample(doc, json.dumps({"text": NO_IMAGE_NEGATED[0], "images": []}))
+        rec = hooks.score_sample(doc, json.dumps({"text": NO_IMAGE_NEGATED[0], "images": []}), settings=hybrid())
         assert server.calls == 1 and rec.refusal_rule == "hybrid_judge" and rec.refused is False and rec.status == "ok"
 
 

@@ -36,6 +36,7 @@ def docs(tmp_path, monkeypatch):
     monkeypatch.setenv("LMMS_PLUGINS_DOD_ROOT", str(root))
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_MODEL", "fake-judge")
     monkeypatch.setenv("LMMS_PLUGINS_JUDGE_CACHE", "off")
+    monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL", raising=False)  # a judge only where a test starts one
     return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
 
 

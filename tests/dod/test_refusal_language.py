@@ -10,7 +10,7 @@ import json
 
 import pytest
 from judge_server import FakeJudgeServer
-from test_refusal_hybrid import docs  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
+from test_refusal_hybrid import docs, hybrid  # noqa: F401  (the fixture: a small dataset, judge settings, no cache)
 
 from lmms_plugins.tasks.dod import hooks
 from lmms_plugins.tasks.dod.refusal.language import COVERED, coverage
@@ -111,15 +111,15 @@ def test_judge_free_an_uncovered_language_is_pending(docs, monkeypatch):
 
 
 def test_hybrid_sends_an_uncovered_language_to_the_judge(docs, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "hybrid")
-
     def handler(request):
         return json.dumps({"concludes_infeasible": True, "reason_correct": None,
                            "evidence": "Tego nie da się narysować", "reason": "r"})
 
     with FakeJudgeServer(handler) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
-        rec = hooks.score_sample(docs["material_modification-1-infeasible"], json.dumps({"text": POLISH_DECLINE, "images": []}))
+        rec = hooks.score_sample(docs["material_modification-1-infeasible"], json.dumps({"text": POLISH_DECLINE, "images": []}),
+                                 settings=hybrid())
         assert server.calls == 1 and rec.refused is True and rec.refusal_rule == "hybrid_judge" and rec.status == "ok"
-        out = hooks.process_results(docs["material_modification-1-infeasible"], [json.dumps({"text": POLISH_DECLINE, "images": []})])
+        out = hooks.process_results(docs["material_modification-1-infeasible"], [json.dumps({"text": POLISH_DECLINE, "images": []})],
+                                    settings=hybrid())
         assert hooks.aggregate_run([out["dod_run"]])["refusal_judged"] == 1  # what hybrid mode cost, in the results

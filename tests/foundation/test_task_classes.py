@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS / "dod"))
+sys.path[:0] = [str(TESTS / "dod"), str(TESTS)]
 
 import dod_fixtures  # noqa: E402
+from task_settings import settings_include  # noqa: E402
 
 from lmms_plugins import tasks_dir  # noqa: E402
 from lmms_plugins.utils.preflight import PreflightError  # noqa: E402
@@ -46,13 +47,13 @@ def data(tmp_path_factory):
         yield root
 
 
-def build(names: list[str], task_type: str) -> dict:
+def build(names: list[str], task_type: str, include_path: str | None = None) -> dict:
     from lmms_plugins import registration
 
     registration.register()  # the harness hooks, as lmms-eval's entry point installs them
     from lmms_eval.tasks import TaskManager, get_task_dict
 
-    return get_task_dict(names, TaskManager(), task_type=task_type)
+    return get_task_dict(names, TaskManager(include_path=include_path), task_type=task_type)
 
 
 def test_each_template_names_a_class_pair():
@@ -118,9 +119,9 @@ def test_cwi_rule_and_template_are_checked_while_the_task_is_built(data):
         CwiTask(config=cwi_config(lmms_eval_specific_kwargs=undefined))
 
 
-def test_the_checks_before_the_first_request_are_skipped_when_nothing_is_scored(data, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_REFUSAL", "judge")  # judge mode, and no judge configured
-    task = build(["dod_no_hint"], "simple")["dod_no_hint"]  # building it asks no judge
+def test_the_checks_before_the_first_request_are_skipped_when_nothing_is_scored(data, tmp_path):
+    judge_mode = settings_include(tmp_path / "settings", {"dod_no_hint": {"refusal_mode": "judge"}})  # and no judge configured
+    task = build(["dod_no_hint"], "simple", judge_mode)["dod_no_hint"]  # building it asks no judge
     with pytest.raises(PreflightError, match="dod with refusal_mode=judge needs an LLM judge"):
         task.build_all_requests(rank=0, world_size=1)
     task.override_metric("bypass")  # what lmms-eval's --predict_only does before it builds the requests
