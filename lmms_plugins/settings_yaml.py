@@ -97,7 +97,7 @@ def describe(name: str) -> str:
     if not declared:
         return f"{name}: no settings (nothing but the data and the model changes its scores)\n"
     now = resolve(declared, entry.config.get("metadata") if entry.kind == "task" else None, task=name)
-    rows = [f"{s.key} = {json.dumps(recorded(now[s.key]))}" + (f"   (was {s.retired}, retired)" if s.retired else "")
+    rows = [f"{s.key} = {json.dumps(recorded(now[s.key]))}" + (f"   (was {s.retired}, no longer read)" if s.retired else "")
             + f"\n    {s.help}" for s in declared]
     return f"{name}: settings (keys of the task's metadata; values a run would use now)\n" + "\n".join(rows) + "\n"
 

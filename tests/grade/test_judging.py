@@ -23,6 +23,8 @@ from grade_fixtures import (  # noqa: E402
 from judge_server import FakeJudgeServer, Reply, Sleep, image_urls  # noqa: E402
 
 from lmms_plugins.tasks.grade import hooks  # noqa: E402
+from lmms_plugins.tasks.grade.settings import SETTINGS  # noqa: E402
+from lmms_plugins.utils.settings import resolve  # noqa: E402
 from lmms_plugins.utils.judge_client import reset_shared_clients  # noqa: E402
 from lmms_plugins.utils.jsonl import read_jsonl  # noqa: E402
 from lmms_plugins.tasks.grade.records import load_records  # noqa: E402
@@ -57,8 +59,13 @@ def judge_env(monkeypatch, tmp_path):
         assert not server.handler_errors, server.handler_errors[0]
 
 
-def run_all(docs, answers):
-    return {tid: hooks.process_results(doc, [answers[tid]]) for tid, doc in docs.items()}
+def grade(**meta):
+    """The settings the task class hands the scorer for a YAML that sets ``meta`` in its metadata."""
+    return resolve(SETTINGS, meta)
+
+
+def run_all(docs, answers, settings=None):
+    return {tid: hooks.process_results(doc, [answers[tid]], settings) for tid, doc in docs.items()}
 
 
 def test_full_judging_matches_hand_computed_scores(data, judge_env):
@@ -212,19 +219,19 @@ def test_precomputed_verdicts_offline_and_with_judge_fallback(data, judge_env, m
         {"task_id": "engineering_views_001", "reasoning": 1.0, "consistency": "none", "readability": 1},
         {"task_id": "eco_macro_001", "R": 0.5, "L": 2},  # no C: asked from the judge
     ]) + "\n")
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(vfile))
-    p = hooks.process_results(docs["physics_mech_001"], ["no image at all"])["grade_strict"]
+    verdicts = grade(verdicts=str(vfile))
+    p = hooks.process_results(docs["physics_mech_001"], ["no image at all"], verdicts)["grade_strict"]
     assert (p["status"], p["R"], p["C"], p["L"], p["source"]) == ("ok", 0.5, 2, 2, "verdicts")
-    e = hooks.process_results(docs["engineering_views_001"], ["no image"])["grade_strict"]
+    e = hooks.process_results(docs["engineering_views_001"], ["no image"], verdicts)["grade_strict"]
     assert (e["status"], e["R"], e["C"], e["L"]) == ("ok", 1.0, None, 1)
     assert judge_env.calls == 0
-    m = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
+    m = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]], verdicts)["grade_strict"]
     assert (m["status"], m["R"], m["C"], m["L"], m["source"]) == ("ok", 0.5, 2, 2, "verdicts+judge")
     assert [kind_of(r) for r in judge_env.requests] == ["consistency_overall"]
     # without a judge, a sample with no verdict is pending with its own status
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL")
     reset_shared_clients()
-    c = hooks.process_results(docs["chemistry_org_001"], [answers["chemistry_org_001"]])["grade_strict"]
+    c = hooks.process_results(docs["chemistry_org_001"], [answers["chemistry_org_001"]], verdicts)["grade_strict"]
     assert c["status"] == "missing_verdict" and c["R"] is None and "R, C, L" in c["reason"]
 
 
@@ -234,11 +241,10 @@ def test_a_judged_run_can_be_rescored_from_its_samples_log(data, judge_env, monk
     log = tmp_path / "grade_samples.jsonl"  # the shape of lmms-eval's --log_samples lines
     log.write_text("".join(json.dumps({"doc_id": i, "grade_strict": r["grade_strict"], "grade_lenient": r["grade_lenient"]}) + "\n"
                            for i, r in enumerate(first.values())))
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(log))
     monkeypatch.delenv("LMMS_PLUGINS_JUDGE_BASE_URL")
     reset_shared_clients()
     calls = judge_env.calls
-    again = run_all(docs, answers)
+    again = run_all(docs, answers, grade(verdicts=str(log)))
     assert judge_env.calls == calls
     for tid, r in again.items():
         assert (r["grade_strict"]["R"], r["grade_strict"]["C"], r["grade_strict"]["L"]) == (
@@ -253,10 +259,9 @@ def test_user_prompt_files_replace_ours_and_change_the_cache_key(data, judge_env
     prompts = tmp_path / "official-prompts"
     prompts.mkdir()
     (prompts / "readability.txt").write_text("You judge how readable this is. Output {\"Final Score\": 0-2, \"Reason\": \"...\"}")
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_PROMPTS", str(prompts))
     judge_env.handler = lambda req: (json.dumps({"Final Score": 1, "Reason": "x"}) if "readable this is" in req["messages"][0]["content"]
                                      else canned_judge(req))
-    rec = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
+    rec = hooks.process_results(doc, [answers[doc["task_id"]]], grade(prompts=str(prompts)))["grade_strict"]
     assert rec["L"] == 1 and judge_env.calls == calls + 1  # only the replaced prompt was asked again
 
 
@@ -273,8 +278,7 @@ def test_a_broken_verdict_file_is_an_error_naming_file_and_line(data, monkeypatc
     docs, answers, _ = data
     vfile = tmp_path / "v.jsonl"
     vfile.write_text('{"task_id": "eco_macro_001", "R": 1.0, "C": 2, "L": 2}\n' + line + "\n")
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(vfile))
-    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
+    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]], grade(verdicts=str(vfile)))["grade_strict"]
     assert rec["status"] == "error" and f"{vfile}:2" in rec["reason"] and message in rec["reason"]
     assert rec["R"] is None and rec["domain"] == "eco"  # pending, still attributed to its domain
 
@@ -285,7 +289,6 @@ def test_an_official_style_fstring_prompt_pasted_as_text(data, judge_env, monkey
     prompts.mkdir()
     (prompts / "consistency_overall.txt").write_text(
         "Judge consistency for: {instruct}\nAnswer {{\"Instruction\": \"...\", \"Final Score\": 0-2, \"Reason\": \"...\"}}\n")
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_PROMPTS", str(prompts))
     seen = []
 
     def handler(req):
@@ -296,14 +299,14 @@ def test_an_official_style_fstring_prompt_pasted_as_text(data, judge_env, monkey
         return canned_judge(req)
 
     judge_env.handler = handler
-    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]])["grade_strict"]
+    rec = hooks.process_results(docs["eco_macro_001"], [answers["eco_macro_001"]], grade(prompts=str(prompts)))["grade_strict"]
     assert rec["status"] == "ok" and rec["C"] == 2
     assert seen == ['Judge consistency for: Edit the diagram of eco_macro_001.\n'
                     'Answer {"Instruction": "...", "Final Score": 0-2, "Reason": "..."}']
 
 
 def test_a_changed_extra_body_asks_the_judge_again(data, judge_env, monkeypatch):
-    """LMMS_PLUGINS_JUDGE_EXTRA_BODY (e.g. the paper's reasoning effort) is part of every request and
+    """The setting judge_extra_body (e.g. the paper's reasoning effort) is part of every request and
     of the cache key: R, C and L are asked again with it, not served the verdicts given without it."""
     docs, answers, _ = data
     doc = docs["physics_mech_001"]  # R, C and L: three questions
@@ -311,9 +314,9 @@ def test_a_changed_extra_body_asks_the_judge_again(data, judge_env, monkeypatch)
     first = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
     assert first["status"] == "ok" and judge_env.calls == 3
     assert hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]["cached"] and judge_env.calls == 3
-    monkeypatch.setenv("LMMS_PLUGINS_JUDGE_EXTRA_BODY", '{"reasoning_effort": "low"}')
-    again = hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]
+    low = grade(judge_extra_body={"reasoning_effort": "low"})
+    again = hooks.process_results(doc, [answers[doc["task_id"]]], low)["grade_strict"]
     assert not again["cached"] and judge_env.calls == 6
     assert [r.get("reasoning_effort") for r in judge_env.requests] == [None] * 3 + ["low"] * 3
     assert (again["R"], again["C"], again["L"]) == (first["R"], first["C"], first["L"])
-    assert hooks.process_results(doc, [answers[doc["task_id"]]])["grade_strict"]["cached"] and judge_env.calls == 6
+    assert hooks.process_results(doc, [answers[doc["task_id"]]], low)["grade_strict"]["cached"] and judge_env.calls == 6

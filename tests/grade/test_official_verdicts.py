@@ -51,7 +51,7 @@ def docs(tmp_path, monkeypatch):
     return {d["task_id"]: d for d in load_records(make_dataset(tmp_path / "GRADE"))}
 
 
-def test_the_three_official_result_folders_give_R_C_L_with_no_judge(docs, tmp_path, monkeypatch):
+def test_the_three_official_result_folders_give_R_C_L_with_no_judge(docs, tmp_path):
     run = tmp_path / "model_x"
     reasoning = write_folder(run / "gemini_flash_eval_1", [(c.task_id, reasoning_result(c)) for c in CASES])
     consis = write_folder(run / "gemini_flash_consis_4", [(c.task_id, consis_result(c)) for c in CASES])
@@ -63,11 +63,6 @@ def test_the_three_official_result_folders_give_R_C_L_with_no_judge(docs, tmp_pa
         expected_r = sum(w for qid, _, w in case.questions if qid in case.yes)
         assert rec["status"] == "ok", rec
         assert (rec["R"], rec["C"], rec["L"]) == (pytest.approx(expected_r), case.C, case.L)
-    # the deprecated variable still gives the same verdicts
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", settings["verdicts"])
-    case = CASES[0]
-    assert hooks.process_results(docs[case.task_id], ["no image needed"])["grade_strict"]["R"] == pytest.approx(
-        sum(w for qid, _, w in case.questions if qid in case.yes))
 
 
 def test_merged_official_arrays_and_full_result_file(tmp_path):
@@ -103,15 +98,15 @@ def test_a_bare_final_score_is_consistency_or_readability_by_its_source_or_shape
     assert load_verdicts(named)[case.task_id].L == 1 and load_verdicts(named)[case.task_id].C is None
 
 
-def test_the_official_failure_mark_is_no_verdict_so_the_sample_stays_pending(docs, tmp_path, monkeypatch):
+def test_the_official_failure_mark_is_no_verdict_so_the_sample_stays_pending(docs, tmp_path):
     case = CASES[5]
     folder = write_folder(tmp_path / "gemini_flash_read_4", [(case.task_id, {"Final Score": "bad response", "Reason": "bad response",
                                                                              "task_id": case.task_id})])
     reasoning = write_folder(tmp_path / "gemini_flash_eval_1", [(case.task_id, reasoning_result(case))])
     consis = write_folder(tmp_path / "gemini_flash_consis_4", [(case.task_id, consis_result(case))])
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", os.pathsep.join(map(str, (reasoning, consis, folder))))
+    settings = resolve(SETTINGS, {"verdicts": os.pathsep.join(map(str, (reasoning, consis, folder)))})
     edited = write_png(tmp_path / "edit.png", (64, 48), case.colour)
-    rec = hooks.process_results(docs[case.task_id], [json.dumps({"text": "", "images": [str(edited)]})])["grade_strict"]
+    rec = hooks.process_results(docs[case.task_id], [json.dumps({"text": "", "images": [str(edited)]})], settings)["grade_strict"]
     assert rec["status"] == "missing_verdict" and rec["L"] is None and "L" in rec["reason"]
 
 

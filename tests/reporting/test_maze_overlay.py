@@ -33,13 +33,14 @@ def _doc(root: Path, case: str) -> dict:
 
 def _score(root: Path, case: str, image: Path) -> dict:
     from lmms_plugins.tasks.dod import hooks
+    from lmms_plugins.tasks.dod.settings import SETTINGS
+    from lmms_plugins.utils.settings import resolve
 
     output = json.dumps({"text": "<think>route</think>\nHere is the path.", "images": [str(image)]})
-    return hooks.process_results(_doc(root, case), [output]), output
+    return hooks.process_results(_doc(root, case), [output], settings=resolve(SETTINGS, {"edit_judge": "off"})), output
 
 
-def test_overlay_shows_cells_path_and_reason(mazes, tmp_path, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
+def test_overlay_shows_cells_path_and_reason(mazes, tmp_path):
     case = "synthetic-maze-001-feasible"
     inp = mazes / _doc(mazes, case)["input_image"]
     legal, _straight = _paths(inp)
@@ -78,8 +79,7 @@ def test_overlay_shows_cells_path_and_reason(mazes, tmp_path, monkeypatch):
     assert 'alt="input image"' in text.split("<article")[1]
 
 
-def test_infeasible_maze_with_a_path_drawn_anyway_gets_its_overlay(mazes, tmp_path, monkeypatch):
-    monkeypatch.setenv("LMMS_PLUGINS_DOD_EDIT_JUDGE", "off")
+def test_infeasible_maze_with_a_path_drawn_anyway_gets_its_overlay(mazes, tmp_path):
     case = "synthetic-maze-001-infeasible"
     inp = mazes / _doc(mazes, case)["input_image"]
     legal, straight = _paths(inp)

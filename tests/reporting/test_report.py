@@ -304,13 +304,16 @@ def _grade_lines(tmp_path: Path, monkeypatch) -> list[dict]:
                                 {"id": "Q2", "answer": "No", "reason": "no water shown"}]}) + "\n"
         + json.dumps({"task_id": "engineering_views_001", "C": "none", "L": 2,
                       "answers": [{"id": "Q1", "answer": "Yes", "reason": "top view present"}]}) + "\n")
-    monkeypatch.setenv("LMMS_PLUGINS_GRADE_VERDICTS", str(verdicts))
+    from lmms_plugins.tasks.grade.settings import SETTINGS
+    from lmms_plugins.utils.settings import resolve
+
+    settings = resolve(SETTINGS, {"verdicts": str(verdicts)})
     lines = []
     for i, rec in enumerate(recs):
         doc = normalise_record(rec, root, i + 1)
         edited = _png(tmp_path / "edited" / f"{rec['task_id']}.png", (255, 200, 200))
         output = json.dumps({"text": "", "images": [edited]})
-        metrics = G.process_results(doc, [output])
+        metrics = G.process_results(doc, [output], settings)
         lines.append(sample_line(i, metrics, output=output, media=[doc["image_path"], doc["gt"]], prompt=doc["text"]))
     return lines
 
