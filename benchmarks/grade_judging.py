@@ -94,8 +94,10 @@ def main(argv=None) -> int:
     from judge_server import FakeJudgeServer
 
     from lmms_plugins.tasks.grade import hooks
+    from lmms_plugins.tasks.grade.settings import SETTINGS
     from lmms_plugins.utils.judge_client import reset_shared_clients
     from lmms_plugins.tasks.grade.records import load_records
+    from lmms_plugins.utils.settings import resolve
 
     if args.root:
         print("real data", args.root, count_cost(load_records(Path(args.root))))
@@ -109,12 +111,12 @@ def main(argv=None) -> int:
             "LMMS_PLUGINS_JUDGE_BASE_URL": server.base_url, "LMMS_PLUGINS_JUDGE_MODEL": "fake",
             "LMMS_PLUGINS_JUDGE_CACHE": str(Path(tmp) / "cache"),
         })
-        os.environ.pop("LMMS_PLUGINS_GRADE_VERDICTS", None)
+        settings = resolve(SETTINGS, {}, task="grade")  # the defaults: every sample asks the judge
 
         def score_all():
             reset_shared_clients()
             with ThreadPoolExecutor(args.threads) as ex:
-                return list(ex.map(lambda d: hooks.process_results(d, [outputs[d["task_id"]]]), docs))
+                return list(ex.map(lambda d: hooks.process_results(d, [outputs[d["task_id"]]], settings), docs))
 
         t0 = time.perf_counter()
         first = score_all()

@@ -1,7 +1,7 @@
 """The one way this package renders Jinja: a sandbox, so a prompt template cannot run code.
 
 Prompt templates come from task YAMLs and from files a user names (``prompt_template``,
-``prompt_template_file``, ``LMMS_PLUGINS_DOD_*_PROMPT``, ``LMMS_PLUGINS_GRADE_PROMPTS``). A plain
+``prompt_template_file``, the settings ``refusal_prompt``, ``edit_prompt`` and ``prompts``). A plain
 ``jinja2.Environment`` lets ``{{ cycler.__init__.__globals__.os.getpid() }}`` call into Python;
 :class:`jinja2.sandbox.ImmutableSandboxedEnvironment` refuses attribute access to private and
 internal attributes and any method that mutates a value. On top of the sandbox (which only

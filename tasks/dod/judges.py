@@ -10,7 +10,7 @@
 
 The prompts are this project's own (``refusal_judge_prompt.jinja``, ``edit_judge_prompt.jinja``).
 A user replaces them with files of their own (e.g. the official prompts) through
-``LMMS_PLUGINS_DOD_REFUSAL_PROMPT`` / ``LMMS_PLUGINS_DOD_EDIT_PROMPT``; the variables a prompt may
+the task settings ``refusal_prompt`` / ``edit_prompt`` (settings.py); the variables a prompt may
 use are listed in README.md. The prompt text is part of the cache key, so a replaced prompt never
 reads answers cached for another.
 
