@@ -7,8 +7,8 @@
 * L: the edited image alone.
 
 Prompts are this project's own (``prompts/*.jinja``). A user replaces any of them by putting a
-file of the same name in the folder named by the task setting ``prompts`` (settings.py; e.g. the official
-prompts, verbatim). A ``.jinja`` file is a Jinja template with the variables ``instruction``,
+file of the same name in the folder named by the task setting ``prompts`` (settings.py; e.g. the
+official prompts, verbatim). A ``.jinja`` file is a Jinja template with the variables ``instruction``,
 ``questions`` (objects with ``id``, ``question``, ``score``) and ``questions_json``; any other file
 is plain text in which ``{instruct}`` / ``{instruction}`` become the instruction and doubled
 braces single ones (so an official prompt can be pasted from its Python f-string as it is). The prompt text is part of the cache key,

@@ -1,6 +1,7 @@
 """Pre-computed judge verdicts, so verdicts obtained elsewhere are not paid for twice.
 
-The task setting ``verdicts`` (``metadata.verdicts: <file.jsonl>``, settings.py): one JSON object per line, keyed by ``task_id``::
+The task setting ``verdicts`` (``metadata.verdicts: <file.jsonl>``, settings.py): one JSON object
+per line, keyed by ``task_id``::
 
     {"task_id": "eco_macro_001", "R": 0.8, "C": 2, "L": 2}
     {"task_id": "chemistry_org_004", "answers": [{"id": "Q1", "answer": "Yes"}, ...], "C": "none", "L": 1}
