@@ -55,8 +55,8 @@ def test_each_retired_variable_set_stops_the_task(bench, setting, monkeypatch):
 
 def test_the_retired_variables_are_the_former_ones():
     retired = {s.retired for _b, s in CASES if s.retired}
-    assert retired == {"LMMS_PLUGINS_DOD_REFUSAL",
-                       "LMMS_PLUGINS_DOD_EDIT_JUDGE",
-                       "LMMS_PLUGINS_ABACUS_DETECTOR",
+    assert retired == {"LMMS_PLUGINS_DOD_REFUSAL", "LMMS_PLUGINS_DOD_REFUSAL_TEXT", "LMMS_PLUGINS_DOD_UNCERTAIN_MARGIN",
+                       "LMMS_PLUGINS_DOD_EDIT_JUDGE", "LMMS_PLUGINS_DOD_REFUSAL_PROMPT", "LMMS_PLUGINS_DOD_EDIT_PROMPT",
+                       "LMMS_PLUGINS_ABACUS_DETECTOR", "LMMS_PLUGINS_ABACUS_FLOW", "LMMS_PLUGINS_GRADE_VERDICTS",
                        "LMMS_PLUGINS_GRADE_PROMPTS", "LMMS_PLUGINS_JUDGE_EXTRA_BODY"}
     assert {s.endpoint_env for _b, s in CASES if s.endpoint_env} == {"LMMS_PLUGINS_JUDGE_MODEL"}
