@@ -3,7 +3,7 @@
 235 responses written by another hand than the rules', without reading the rules or the other
 labelled sets, and committed (e057df9) before the detector was run on them. Each row is labelled by
 the DoD criterion (does the text read conclude that the request has no valid solution?) for the
-package's default reading (``label``: the reasoning part, ``LMMS_PLUGINS_DOD_REFUSAL_TEXT=reasoning``)
+package's default reading (``label``: the reasoning part, ``refusal_text: reasoning``)
 and for the whole output (``label_all``), with a one-line ``why``.
 
 Measured before any rule change: 0.949 (reasoning reading, combined detector). After the general
