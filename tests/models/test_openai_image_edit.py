@@ -244,13 +244,12 @@ def test_a_tasks_png_or_jpeg_input_is_sent_as_the_file_and_a_changed_image_as_ne
     assert third.files[0] != png.read_bytes() and third.images[0].getpixel((5, 5)) == (9, 120, 200)  # encoded anew
 
 
-def test_an_abacus_docs_stored_image_is_sent_byte_identical_and_a_changed_one_encoded_anew(tmp_path, monkeypatch):
+def test_an_abacus_docs_stored_image_is_sent_byte_identical_and_a_changed_one_encoded_anew(tmp_path):
     import datasets
 
     from lmms_plugins.tasks.abacus import hooks
     from lmms_plugins.tasks.abacus import synthetic as syn
 
-    monkeypatch.setenv(hooks.DETECTOR_ENV, "synthetic_test")
     root = tmp_path / "abacus"
     assert syn.main(["--out", str(root), "--n", "1", "--seed", "3", "--edits", "touch"]) == 0
     docs = hooks.process_docs_add(datasets.load_dataset(str(root), "add", split="easy"))

@@ -133,7 +133,7 @@ def test_llava_hf_two_images_code_loop_and_dod(tmp_path, checkpoints, env):
     """lmms-eval's ``llava_hf`` (LLaVA-1.5 layout: CLIP tower, one <image> per picture)."""
     tasks = ["cwi_alignment", "cwi_code_color_count", "dod_no_hint", "abacus_add_easy"]
     res = run_lmms_eval_cli(",".join(tasks), "llava_hf", f"pretrained={checkpoints['llava']},{CPU}",
-                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN)
+                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN, include_path=env["include_path"])
     check_answer_tasks(res, ["cwi_alignment"])
     check_code_task(res, "cwi_code_color_count")
     check_dod(res, "dod_no_hint")
@@ -155,7 +155,7 @@ def test_internvl_hf_two_images_code_loop_and_abacus(tmp_path, checkpoints, env)
     """lmms-eval's ``internvl_hf`` (InternVL-HF layout: <IMG_CONTEXT> tokens, one tile per image here)."""
     tasks = ["cwi_alignment", "cwi_code_color_count", "abacus_add_easy"]
     res = run_lmms_eval_cli(",".join(tasks), "internvl_hf", f"pretrained={checkpoints['internvl']},{CPU},max_patches=1",
-                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN)
+                            out_dir=tmp_path / "run", env=env["vars"], extra_args=GEN, include_path=env["include_path"])
     check_answer_tasks(res, ["cwi_alignment"])
     check_code_task(res, "cwi_code_color_count")
     check_image_tasks(res, [("abacus_add_easy", "abacus_score")], env["judge"])
