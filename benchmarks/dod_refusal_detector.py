@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 import re
 import sys

@@ -5,7 +5,6 @@ the results JSON is checked against expectations written per sample below."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 

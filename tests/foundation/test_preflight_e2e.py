@@ -7,7 +7,6 @@ raises the same PreflightError from the same place as GRADE: test_preflight.py.)
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
