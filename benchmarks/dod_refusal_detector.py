@@ -2,7 +2,7 @@
 
     python benchmarks/dod_refusal_detector.py [--split frozen|frozen2|independent|tuning|all] [--text all|reasoning] [--errors] [--fit]
     python benchmarks/dod_refusal_detector.py --readings
-    python benchmarks/dod_refusal_detector.py --routing [--text all|reasoning]
+    python benchmarks/dod_refusal_detector.py --routing [--round r3|r4|r5|frozen5] [--text all|reasoning]
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
   tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
@@ -32,7 +32,9 @@
   judge-free (a response the rules do not cover is pending, the others scored with the best answer) on
   the covered languages and per language / class; hybrid with a judge stand-in that answers as the label
   (and at the paper's 98.5 % agreement, expected value); and the routing: how many responses, and which
-  languages and classes, go to the judge.
+  languages and classes, go to the judge. ``--round r4|r5`` reads that round instead (round 5's rows say
+  whether an image was delivered, ``image``, as a run's hooks know it; earlier sets show it by image marks
+  in the text, ``IMAGE_MARK``, or not at all); ``--round frozen5`` the fifth frozen split.
 * ``--scaling``: time and peak memory of ``detect_refusal`` and ``extract_json`` against input size
   (1 KB to 5 MB of adversarial text: one long sentence, ". " repeated, unclosed ``<think>``), with the
   log-log slope (1 = linear; below 1 = the bounded window at work).
@@ -283,32 +285,46 @@ def scaling() -> None:
 
 R3 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r3.jsonl"  # round 3, 21 languages, another writer
 R4 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r4.jsonl"  # round 4, another writer, frozen before the run
+R5 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r5.jsonl"  # round 5, another writer; rows say whether an image was delivered
+ROUNDS = {"r3": R3, "r4": R4, "r5": R5}
 FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written here before the round-3 changes
+FROZEN5 = ROOT / "tests" / "dod" / "data" / "refusal_frozen5.jsonl"  # written before round 5's changes, with ``image``
 # How the labelled sets show that a response delivered an image (they hold text only)
 IMAGE_MARK = re.compile(r"<image>|\[image\]|!\[[^\]]*\]\([^)]*\)|\b[\w./-]+\.(?:png|jpe?g|webp)\b", re.I)
 MARKED_SHARE = 0.1  # a set marks its images when at least this share of its responses carries a mark
 
 
-def image_flags(texts: list[str]) -> list[bool | None]:
-    """Whether each response delivered an image, as its set shows it: where the writer marks images (a tenth
-    of the responses or more carry a mark), a response without a mark delivered none; in a set that does
-    not mark them, it is not known (None), as for a run whose output could not be read."""
+def image_flags(texts: list[str], given: list | None = None) -> list[bool | None]:
+    """Whether each response delivered an image, as its set shows it. A row's own ``image`` field (round 5 on:
+    what a run's hooks know) wins; otherwise, where the writer marks images (a tenth of the responses or more
+    carry a mark), a response without a mark delivered none; in a set that does not mark them, it is not known
+    (None), as for a run whose output could not be read."""
     marks = [bool(IMAGE_MARK.search(t)) for t in texts]
     known = bool(texts) and sum(marks) >= MARKED_SHARE * len(texts)
-    return [m if known else None for m in marks]
+    guessed = [m if known else None for m in marks]
+    given = given or [None] * len(texts)
+    return [bool(g) if isinstance(g, bool) else m for g, m in zip(given, guessed)]
+
+
+def row_images(rows: list[dict]) -> list[bool | None]:
+    """:func:`image_flags` for a set's rows (the ``image`` field where a row has one)."""
+    return image_flags([r["text"] for r in rows], [r.get("image") for r in rows])
 
 
 def independent_rows(path: Path) -> list[dict]:
     """An independent round's rows, ambiguous ones skipped. Round 3: ``response``, ``label`` (declined /
     not_declined), ``language``, ``script``, ``cls``; round 4: ``response``, ``refused`` (bool), ``lang``
-    (code-switched rows: "en-zh"), ``class``."""
+    (code-switched rows: "en-zh"), ``class``; round 5 as round 4, with ``image`` (bool: an image delivered)."""
     out = []
     for r in C.load_rows([path]):
         if r.get("ambiguous"):
             continue
         label = bool(r["refused"]) if "refused" in r else r["label"] == "declined"
         lang = r.get("language", r.get("lang", "")) + ("/" + r["script"] if r.get("script") else "")
-        out.append({"id": r["id"], "text": r["response"], "label": label, "lang": lang, "style": r.get("cls", r.get("class"))})
+        row = {"id": r["id"], "text": r["response"], "label": label, "lang": lang, "style": r.get("cls", r.get("class"))}
+        if isinstance(r.get("image"), bool):
+            row["image"] = r["image"]
+        out.append(row)
     return out
 
 
@@ -327,15 +343,20 @@ def routing(reading: str, which: str = "r3") -> None:
     the figure is the accuracy on the decided responses of the covered languages, with the pending share."""
     from lmms_plugins.tasks.dod.refusal import UNCERTAIN
 
-    sets = [("round 4", independent_rows(R4))] if which == "r4" else [("round 3", independent_rows(R3)),
-                                                                     ("frozen3", C.load_rows([FROZEN3]))]
+    if which == "r3":
+        sets = [("round 3", independent_rows(R3)), ("frozen3", C.load_rows([FROZEN3]))]
+    elif which == "frozen5":
+        sets = [("frozen5", C.load_rows([FROZEN5]))]
+    else:
+        sets = [(f"round {which[1:]}", independent_rows(ROUNDS[which]))]
     for name, rows in sets:
-        images = image_flags([r["text"] for r in rows])
+        images = row_images(rows)
         ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
         own = [covered_tag(r.get("lang", "en")) for r in rows]
         covered = [(r, d) for r, d, o in zip(rows, ds, own) if o]
         decided = [(r["label"], bool(d.refused)) for r, d in covered if d.verdict != UNCERTAIN]
-        marked = "marks its images" if any(im is not None for im in images) else "does not mark images (image not known)"
+        marked = ("says whether each response delivered an image" if all(isinstance(r.get("image"), bool) for r in rows)
+                  else "marks its images" if any(im is not None for im in images) else "does not mark images (image not known)")
         print(f"{name} (text: {reading}; the set {marked}): {len(rows)} responses, {len(covered)} in covered languages")
         print(f"  judge-free, covered languages, decided: {fmt(scores(decided))}; "
               f"pending {len(covered) - len(decided)} of {len(covered)} ({1 - len(decided) / max(1, len(covered)):.1%})")
@@ -385,7 +406,7 @@ def abstention(reading: str) -> None:
             ("round 3 (covered languages)", [r for r in independent_rows(R3) if covered_tag(r["lang"])])]
     print("set | responses | decided (coverage) | accuracy on decided | P | R | best answers on all | pending: rules/classifier, image after a conclusion, no image + negation, not covered")
     for name, rows in sets:
-        images = image_flags([r["text"] for r in rows])
+        images = row_images(rows)
         ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
         decided = [(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds) if d.verdict != UNCERTAIN]
         s, a = scores(decided), scores([(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds)])
@@ -406,10 +427,15 @@ def main(argv: list[str] | None = None) -> int:
                          "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     ap.add_argument("--routing", action="store_true", help="round 3 and frozen3: judge-free, hybrid and the hybrid routing")
-    ap.add_argument("--round", choices=("r3", "r4"), default="r3", help="with --routing: the independent round to read")
+    ap.add_argument("--round", choices=("r3", "r4", "r5", "frozen5"), default="r3",
+                    help="with --routing: the independent round to read (r5: rows carry ``image``), or the fifth frozen split")
     ap.add_argument("--abstention", action="store_true", help="per labelled set: share decided judge-free, accuracy on it")
     args = ap.parse_args(argv)
     if args.routing:
+        path = FROZEN5 if args.round == "frozen5" else ROUNDS[args.round]
+        if not path.exists():
+            print(f"{path.relative_to(ROOT)} is not there: nothing to measure", file=sys.stderr)
+            return 2
         routing(args.text or "all", args.round)
         return 0
     if args.abstention:
