@@ -11,6 +11,8 @@ from the task object itself. :class:`PluginTask` is the mixin placed before lmms
   (:mod:`lmms_plugins.utils.local_data`); a load that fails says which variable to set;
 * ``Instance.doc`` on generation requests (:mod:`lmms_plugins.request_docs`), which lmms-eval
   leaves None and its ``qwen_image_edit`` wrapper reads;
+* the version: one of this package's tasks must state the version this package scores it as
+  (an override YAML restates ``metadata`` whole; :mod:`lmms_plugins.utils.task_version`);
 * the benchmark's score-changing settings (``SETTINGS``, utils/settings.py): resolved from the
   YAML's ``metadata`` when the task is built (a bad value stops the run there), recorded in the
   metadata (so in the results), handed to ``process_results`` as ``settings=`` and kept in
@@ -47,6 +49,9 @@ class PluginTask:
         named_model = config.get(MODEL_NAME_KEY) if isinstance(config, dict) else None  # harness/task_type.py
         if config is not None:  # `class` is the YAML key that named us, not a TaskConfig field
             config = {k: v for k, v in config.items() if k not in ("class", MODEL_NAME_KEY)}
+            from lmms_plugins.utils.task_version import check_stated_version
+
+            check_stated_version(str(config.get("task") or ""), config.get("metadata"))
             if self.SETTINGS:
                 from lmms_plugins.utils.settings import bind, resolve
 

@@ -104,7 +104,8 @@ def test_cwi_rule_and_template_are_checked_while_the_task_is_built(data):
     from lmms_plugins.tasks.cwi.task import CwiTask
 
     own = {"kind": "fields", "fields": [{"name": "dx", "tol": 50}, {"name": "dy", "tol": 50}]}
-    task = CwiTask(config=cwi_config(metadata={"version": 1.0, "lmms_plugins_benchmark": "cwi", "cwi_rule": own}))
+    task = CwiTask(config=cwi_config(task="cwi_own", metadata={"version": 1.0, "lmms_plugins_benchmark": "cwi",
+                                                                "cwi_rule": own}))
     doc = task.dataset["test"][0]
     assert task.process_results(doc, ["<answer>0,0</answer>"])["accuracy"]["value"] == 1.0  # ±50 px: the YAML's own rule
     with pytest.raises(PreflightError, match="cwi_x: invalid metadata.cwi_rule"):
@@ -149,3 +150,26 @@ def test_per_model_prompt_options_reach_a_class_task(data, tmp_path):
         task = manager.load_task_or_group(["my_alignment"], task_type=kind)["my_alignment"]
         doc = task.dataset["test"][0]
         assert task.model_name == model and task.doc_to_text(doc) == wording + doc["prompt"], (model, kind)
+
+
+def test_an_override_of_a_package_task_must_state_the_version_that_scores_it(data, tmp_path):
+    """An include whose metadata forgets ``version``, or keeps an older package's, would label the results with
+    a version that did not score them: the task stops while it is built. The package's writer restates it."""
+    from lmms_plugins.utils.task_version import package_versions
+
+    current = package_versions()["dod_no_hint"]
+    written = settings_include(tmp_path / "ok", {"dod_no_hint": {"refusal_text": "all"}})
+    task = build(["dod_no_hint"], "simple", written)["dod_no_hint"]
+    assert str(task.config.metadata["version"]) == current and task.settings["refusal_text"] == "all"
+    template = Path(tasks_dir()) / "dod" / "dod_no_hint.yaml"
+    for folder, meta, message in (
+            ("none", "{lmms_plugins_benchmark: dod, refusal_text: all}", "dod_no_hint: metadata has no `version`"),
+            ("old", "{version: 0.9, lmms_plugins_benchmark: dod}",
+             f"dod_no_hint: metadata.version is 0.9 but this package scores dod_no_hint as version {current}")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "dod_no_hint.yaml").write_text(f"include: {template}\ntask: dod_no_hint\nmetadata: {meta}\n")
+        with pytest.raises(PreflightError, match=message.replace(".", r"\.")):
+            build(["dod_no_hint"], "simple", str(tmp_path / folder))
+    (tmp_path / "own").mkdir()  # a task under its own name states its own version
+    (tmp_path / "own" / "my_dod.yaml").write_text(f"include: {template}\ntask: my_dod\nmetadata: {{version: 0.1, lmms_plugins_benchmark: dod}}\n")
+    assert str(build(["my_dod"], "simple", str(tmp_path / "own"))["my_dod"].config.metadata["version"]) == "0.1"
