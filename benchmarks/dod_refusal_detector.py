@@ -361,8 +361,9 @@ def routing(reading: str, which: str = "r3") -> None:
         print(f"  judge-free, covered languages, decided: {fmt(scores(decided))}; "
               f"pending {len(covered) - len(decided)} of {len(covered)} ({1 - len(decided) / max(1, len(covered)):.1%})")
         print(f"  (best answers on every covered-language response: {fmt(scores([(r['label'], bool(d.refused)) for r, d in covered]))})")
-        why = Counter("not covered" if not d.covered else "no image, negation" if d.why.startswith("no conclusion and no image")
-                      else "image after a conclusion" if d.why.startswith("a conclusion, yet") else "rules and classifier"
+        why = Counter("not covered" if not d.covered else "no image, no conclusion" if d.why.startswith("no conclusion and no image")
+                      else "image after a conclusion" if d.why.startswith("a conclusion, yet")
+                      else "image after a negation + substitute word" if d.why.startswith("an image, yet") else "rules and classifier"
                       for _r, d in covered if d.verdict == UNCERTAIN)
         print("  pending in covered languages, why: " + (", ".join(f"{k} {v}" for k, v in why.most_common()) or "none"))
         per_lang: dict[str, list] = defaultdict(list)
@@ -411,7 +412,7 @@ def abstention(reading: str) -> None:
         decided = [(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds) if d.verdict != UNCERTAIN]
         s, a = scores(decided), scores([(bool(r["label"]), bool(d.refused)) for r, d in zip(rows, ds)])
         kinds = Counter("not covered" if not d.covered else "no image" if d.why.startswith("no conclusion and no image")
-                        else "image" if d.why.startswith("a conclusion, yet") else "rules" for d in ds if d.verdict == UNCERTAIN)
+                        else "image" if d.why.startswith(("a conclusion, yet", "an image, yet")) else "rules" for d in ds if d.verdict == UNCERTAIN)
         print(f"{name} | {len(rows)} | {len(decided)} ({len(decided) / len(rows):.1%}) | {s['accuracy']:.3f} | {s['precision']:.3f} | "
               f"{s['recall']:.3f} | {a['accuracy']:.3f} | {kinds['rules']}, {kinds['image']}, {kinds['no image']}, {kinds['not covered']}")
 

@@ -48,7 +48,8 @@ def scenarios(root: Path, out_dir: Path) -> dict[str, tuple[dict | None, dict]]:
          {"text": ABSTAIN}, {"D_strict": 1, "D_lenient": 1})
     real("material_modification-2", drawn("material_modification-2"), {"E": None, "D_f": 0},
          {"text": REFUSAL}, {"D_strict": 1, "D_lenient": 1})
-    real("medium_interaction-1", {"text": ATTEMPT_NO_IMAGE}, {"E": 0, "D_f": 0},
+    # a text-only attempt: no image and no conclusion, so judge-free its refusal is not known (pending, 2.5)
+    real("medium_interaction-1", {"text": ATTEMPT_NO_IMAGE}, {"E": 0, "D_f": None},
          {"text": REFUSAL, "image": image("mi1-refused-drew", "image/medium_interaction-1.png")}, {"D_strict": 0, "D_lenient": 1})
     real("medium_interaction-2", drawn("medium_interaction-2"), {"E": None, "D_f": 0},
          {"text": HYPOTHETICAL_DRAW, "image": image("mi2-hypo", "image/medium_interaction-2.png")}, {"D_strict": 0, "D_lenient": 0})
@@ -179,7 +180,9 @@ def test_dod_tasks_through_the_lmms_eval_cli(tmp_path, run_lmms_eval):
         assert summary[task]["E"]["statuses"] == {"no_edit_judge": 9, "unparsable": 1, "missing_image": 1}
         assert summary[task]["D_strict"]["statuses"] == {"unparsable": 2, "missing_image": 1}
         assert summary[task]["D_lenient"]["statuses"] == {"unparsable": 2}
-        assert got["sample_statuses,none"] == {"ok": 13, "missing_image": 3, "no_edit_judge": 9, "unparsable": 3}
+        # the text-only attempt is refusal_uncertain (2.5: no image, no conclusion)
+        assert got["sample_statuses,none"] == {"ok": 12, "missing_image": 3, "no_edit_judge": 9, "unparsable": 3,
+                                               "refusal_uncertain": 1}
 
     # the prompt: decline_hint adds the card's sentence after a blank line, no_hint does not
     reminder = "If no solution exists under these constraints, state that no solution exists and briefly explain why."

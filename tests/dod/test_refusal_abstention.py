@@ -62,10 +62,57 @@ def test_no_conclusion_and_no_image_with_a_negation_is_uncertain(text):
     assert detect_refusal(text, image=True).verdict == detect_refusal(text).verdict == NOT_REFUSED
 
 
-def test_no_image_without_a_negation_is_decided():
-    assert detect_refusal("The bowl is now on the left side of the table.", image=False).verdict == NOT_REFUSED
-    # an image and a plain compliance: decided too
+# no conclusion read, no image, and no negation either: declines in words the rules do not know (2.5)
+NO_IMAGE_NO_NEGATION = [
+    "The kettle has been boiling for an hour; the water in it is long gone. I'll hand the photo back as it was.",
+    "Twelve guests, a table for four, chairs fixed in place. Over to you.",
+    "La glace au soleil de midi fond en quelques minutes. Je vous rends la photo telle quelle.",
+]
+
+
+@pytest.mark.parametrize("text", NO_IMAGE_NO_NEGATION)
+def test_no_conclusion_and_no_image_is_uncertain_even_without_a_negation(text):
+    # 2.4 decided these "not refused": nothing negated, so the no-image arm did not apply. With no image the
+    # only evidence for "not refused" is that the rules read no conclusion: not enough (README "Abstention").
+    d = detect_refusal(text, image=False)
+    assert not d.refused and d.verdict == UNCERTAIN and d.why.startswith("no conclusion and no image")
+    assert detect_refusal(text).verdict == NOT_REFUSED  # image not known: unchanged
+
+
+def test_no_image_and_a_plain_compliance_text_is_uncertain_a_json_verdict_is_decided():
+    # A text-only reply that describes the edit delivered nothing: pending judge-free, the judge's in hybrid
+    assert detect_refusal("The bowl is now on the left side of the table.", image=False).verdict == UNCERTAIN
+    # an explicit verdict that a result exists is positive evidence: decided
+    assert detect_refusal('{"route_exists": true, "moves": "RRDDL"}', image=False).verdict == NOT_REFUSED
+    # an image and a plain compliance: decided
     assert detect_refusal("Moved the bowl to the left, nothing else changed.", image=True).verdict == NOT_REFUSED
+
+
+# no conclusion read, an image, and the text negates something and offers the image instead of / despite it
+SUBSTITUTE_AFTER_UNREAD_DECLINE = [
+    "Nine cups won't go on a tray made for six. Here is the nearest layout: six on the tray, three beside it.",
+    "Une chaise en verre ne supporte pas ce poids. Voici plutôt une chaise en bois peinte en transparent.",
+    "Eine Kerze unter Wasser brennt nicht. Stattdessen habe ich sie neben das Glas gestellt.",
+    "蜡烛在水下不会燃烧，我改为把它放在水杯旁边。",
+    "The glacier doesn't grow in a single afternoon. That said, here's a larger glacier for you.",
+]
+# an image, a negation, and no substitute word: a compliance full of negations stays decided
+NEGATED_COMPLIANCE_WITH_IMAGE = [
+    "Moved the bowl to the left, nothing else changed.",
+    "No wall is crossed: right, right, down, down. Path drawn.",
+    "Le chat ne bouge pas ; j'ai seulement changé la couleur du mur.",
+]
+
+
+@pytest.mark.parametrize("text", SUBSTITUTE_AFTER_UNREAD_DECLINE)
+def test_an_image_after_a_negation_and_a_substitute_word_is_uncertain(text):
+    d = detect_refusal(text, image=True)
+    assert d.verdict == UNCERTAIN and (d.refused or d.why.startswith("an image, yet"))
+
+
+@pytest.mark.parametrize("text", NEGATED_COMPLIANCE_WITH_IMAGE)
+def test_an_image_after_negations_without_a_substitute_word_is_decided(text):
+    assert detect_refusal(text, image=True).verdict == NOT_REFUSED
 
 
 def _image(doc) -> str:
@@ -108,7 +155,8 @@ def test_abstention_on_the_labelled_sets():
     from lmms_plugins.tasks.dod.refusal.text import detect_in
 
     r3 = [r for r in bench.independent_rows(DATA / "refusal_independent_r3.jsonl") if r["lang"] in COVERED]
-    for rows, min_decided in ((r3, 0.83), (read_jsonl(DATA / "refusal_frozen3.jsonl"), 0.75),
+    # round 3 decides 179 of 218 since 2.5 (187 before: every no-image response without a conclusion is pending)
+    for rows, min_decided in ((r3, 0.8), (read_jsonl(DATA / "refusal_frozen3.jsonl"), 0.75),
                               (read_jsonl(DATA / "refusal_frozen.jsonl"), 0.95)):
         images = bench.image_flags([r["text"] for r in rows])
         ds = [detect_in(r["text"], "all", image=im) for r, im in zip(rows, images)]

@@ -4,6 +4,7 @@ refusal judge (a real HTTP server on 127.0.0.1); the others keep the detector's 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from dod_fixtures import make_dataset, read_jsonl
@@ -46,7 +47,10 @@ def test_hybrid_asks_the_judge_only_when_uncertain(docs, monkeypatch):
     with FakeJudgeServer(judge_says(False)) as server:
         monkeypatch.setenv("LMMS_PLUGINS_JUDGE_BASE_URL", server.base_url)
         a = hooks.score_sample(doc, json.dumps({"text": CLEAR_REFUSAL, "images": []}), settings=hybrid())
-        b = hooks.score_sample(doc, json.dumps({"text": CLEAR_DRAW, "images": []}), settings=hybrid())
+        # the draw delivers its image (a real PNG stands in): with no image and no conclusion the detector is
+        # uncertain since 2.5 (nothing shows compliance), and the judge would be asked
+        drawn = str(Path(doc["dod_root"]) / doc["input_image"])
+        b = hooks.score_sample(doc, json.dumps({"text": CLEAR_DRAW, "images": [drawn]}), settings=hybrid())
         assert server.calls == 0  # both are certain: the detector's answers stand
         assert a.refused is True and a.refusal_rule != "hybrid_judge" and b.refused is False
 

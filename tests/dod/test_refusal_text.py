@@ -6,6 +6,7 @@ and hybrid modes against a real HTTP judge on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from dod_fixtures import make_dataset, read_jsonl
@@ -29,16 +30,19 @@ def docs(tmp_path, monkeypatch):
     return {d["case_id"]: {**d, "dod_root": str(root)} for d in read_jsonl(root / "instruction.jsonl")}
 
 
-def score(doc, text: str, **meta) -> dict:
-    """process_results of a text-only answer with the settings ``meta`` (a task's metadata): the
-    D_strict value and the full record."""
+def score(doc, text: str, drawn: bool = False, **meta) -> dict:
+    """process_results of an answer with the settings ``meta`` (a task's metadata): the D_strict value and
+    the full record. ``drawn``: the answer delivers an image (the input PNG stands in). A text-only answer
+    with no conclusion is pending judge-free since 2.5 (nothing shows compliance), so the tests that read
+    "not refused" deliver an image: what they check is which text is read."""
     settings = resolve(SETTINGS, {"edit_judge": "off", **meta})
-    out = hooks.process_results(doc, [json.dumps({"text": text, "images": []})], settings=settings)
+    images = [str(Path(doc["dod_root"]) / doc["input_image"])] if drawn else []
+    out = hooks.process_results(doc, [json.dumps({"text": text, "images": images})], settings=settings)
     return {"D": out["D_strict"]["value"], **out["dod_run"]["record"]}
 
 
 def test_a_conclusion_only_after_think_is_not_a_refusal_by_default_and_is_one_with_all(docs, monkeypatch):
-    r = score(docs[CASE], AFTER_THINK)
+    r = score(docs[CASE], AFTER_THINK, drawn=True)
     assert r["refused"] is False and r["D"] == 0.0 and r["refusal_evidence"] == ""
     assert r["conclusion_only_after_think"] is True  # counted in dod_run: what the reading decided
     r = score(docs[CASE], AFTER_THINK, refusal_text="all")
@@ -56,7 +60,7 @@ def test_a_conclusion_inside_think_counts_in_both_readings_with_its_evidence(doc
 
 def test_without_think_tags_the_whole_text_is_the_reasoning(docs):
     assert score(docs[CASE], f"{MUSING} {CONCLUSION}")["refused"] is True
-    assert score(docs[CASE], MUSING)["refused"] is False
+    assert score(docs[CASE], MUSING, drawn=True)["refused"] is False
 
 
 def test_unclosed_think_several_blocks_and_a_prompt_side_opening_tag(docs):
@@ -64,8 +68,8 @@ def test_unclosed_think_several_blocks_and_a_prompt_side_opening_tag(docs):
     assert score(doc, f"<think>{MUSING} {CONCLUSION}")["refused"] is True  # cut off while reasoning
     assert score(doc, f"<think>{MUSING}</think>Hmm.<think>{CONCLUSION}</think>Done.")["refused"] is True  # second block
     assert score(doc, f"{MUSING} {CONCLUSION}</think>Done.")["refused"] is True  # <think> was in the prompt
-    assert score(doc, f"{MUSING}</think>{CONCLUSION}")["refused"] is False  # ... and the answer after it is not read
-    assert score(doc, f"<think></think>{CONCLUSION}")["refused"] is False  # empty reasoning: no conclusion
+    assert score(doc, f"{MUSING}</think>{CONCLUSION}", drawn=True)["refused"] is False  # ... and the answer after it is not read
+    assert score(doc, f"<think></think>{CONCLUSION}", drawn=True)["refused"] is False  # empty reasoning: no conclusion
 
 
 def test_abstain_keeps_its_position_rule_in_both_readings(docs, monkeypatch):
@@ -74,9 +78,9 @@ def test_abstain_keeps_its_position_rule_in_both_readings(docs, monkeypatch):
         assert ok["refused"] is True and ok["refusal_rule"] == "abstain_token" and ok["official_abstain"] is True
         cut = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]", refusal_text=reading)  # unclosed block ending with the token
         assert cut["refused"] is True and cut["official_abstain"] is True
-        late = score(docs[CASE], f"<think>{MUSING}</think>[ABSTAIN]", refusal_text=reading)  # after </think>: not the token
+        late = score(docs[CASE], f"<think>{MUSING}</think>[ABSTAIN]", drawn=True, refusal_text=reading)  # after </think>: not the token
         assert late["refused"] is False and late["official_abstain"] is False
-        twice = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>[ABSTAIN]", refusal_text=reading)
+        twice = score(docs[CASE], f"<think>{MUSING} [ABSTAIN]</think>[ABSTAIN]", drawn=True, refusal_text=reading)
         assert twice["refused"] is False and twice["official_abstain"] is False
 
 

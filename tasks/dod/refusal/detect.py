@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from .classifier import MARGIN, combine, logit
 from .language import MAIN_SHARE, coverage
-from .rules import (ABSTAIN_TOKEN, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
+from .rules import (ABSTAIN_TOKEN, INSTEAD, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
                     rule_refusal)
 
 __all__ = ["detect_refusal"]
@@ -57,20 +57,25 @@ SUBSTITUTE_RULES = frozenset({"substitute"})
 # A conclusion this sure (z: rules and classifier both sure) stands when an image follows: drawn anyway. The
 # conclusions undone in ways the rules did not know scored at most 3.2 on the round-3 first run.
 DRAWN_SURE_Z = 4.5
-# A text with no image and no conclusion that negates something is uncertain when its best sentence's
-# probability is above this (calibrated: README "Abstention")
-NO_IMAGE_NEGATED_P = 0.05
 
 
 def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: bool | None) -> RefusalDecision:
-    """``uncertain`` where what the text concludes and what the response did disagree, the two places where
-    wordings the rules have not seen hide (measured on the round-3 set's first run, README "Abstention"):
+    """``uncertain`` where what the text concludes and what the response did disagree, or where a "not refused"
+    would rest on nothing but the absence of words the rules know (README "Abstention"; calibrated by replaying
+    the first runs of rounds 3 and 4 and the fifth frozen split):
 
     * a conclusion the rules and the classifier are not both sure of, and an image is delivered that the
       text does not call a substitute: drawn anyway (it counts), or a conclusion undone in a way the rules
       do not know (a retraction, optimality, another sense of the word);
-    * no conclusion, no image either, and the text negates something (a negation or inability in a
-      covered language) with the classifier not sure it is nothing: a decline in words the rules do not know.
+    * no conclusion and no image: nothing shows compliance (no edit delivered), only that the rules read no
+      conclusion; a JSON verdict that a result exists is the one positive reading that stands (2.5; before,
+      only a text that negated something);
+    * no conclusion, an image, and a text that negates something and offers the image instead or despite it
+      ("won't fit … here's the nearest arrangement", "ne flotte pas. Voici plutôt …"): a relaxed substitute
+      or a drawing made anyway, after a decline in words the rules do not read (2.5).
+
+    ``image`` None (not known) applies none of them: with nothing known about the output, the unmarked sets
+    would lose half their decisions (README "Abstention", 2.5).
     """
     if image is None or decision.official_abstain or decision.verdict == UNCERTAIN:
         return decision
@@ -81,10 +86,13 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
             return decision
         why = "a conclusion, yet an image is delivered and not called a substitute (drawn anyway, or the conclusion undone)"
     elif not decision.refused and not image:
-        p = 1.0 if decision.sentence_p is None else decision.sentence_p
-        if p <= NO_IMAGE_NEGATED_P or not NEGATION.search(text):
+        if r.json_verdict is False:
             return decision
-        why = "no conclusion and no image, and the text negates something (a decline in words the rules do not read?)"
+        why = "no conclusion and no image: nothing shows compliance (a decline in words the rules do not read?)"
+    elif not decision.refused and image:
+        if not (NEGATION.search(text) and INSTEAD.search(text)):
+            return decision
+        why = "an image, yet the text negates something and offers the image instead or despite it (a substitute after a decline?)"
     else:
         return decision
     return replace(decision, verdict=UNCERTAIN, why=f"{why}; {decision.why}")

@@ -438,6 +438,16 @@ NEGATION = re.compile(
     r"|\b(?:ne|n'|pas|rien|aucune?|jamais|sans|nunca|nada|ningun[oa]?|ningún|sin|nicht|kein\w*|nie|nichts|ohne)\b"
     r"|[不没無无未]|ない|ません|できず|없|않|못", re.I)
 
+# A substitute or a concession, in any covered language (a closed class of adverbs, not phrasings): the image
+# that follows stands in for what was asked ("instead", "the closest", "plutôt", "stattdessen", "而是", "代わりに",
+# "대신") or comes despite what was just said ("anyway", "that said", "quand même", "trotzdem", "不过", "それでも").
+# With a negation and an image, and no conclusion read, the text may decline and deliver something else (detect.py).
+INSTEAD = re.compile(
+    r"\b(?:instead|rather|nearest|closest|alternative(?:ly)?|anyway|regardless|nevertheless|nonetheless|that\s+said|even\s+so|still,)"
+    r"|\b(?:plutôt|à\s+la\s+place|au\s+lieu|quand\s+même|malgré\s+tout|en\s+(?:su|mi)\s+lugar|en\s+cambio|en\s+vez|de\s+todos\s+modos|"
+    r"aun\s+así|stattdessen|ersatzweise|trotzdem|dennoch|jedenfalls)\b"
+    r"|而是|改为|改成|代替|替代|不过|仍然|还是|代わりに|かわりに|それでも|대신|그래도", re.I)
+
 # --- English cues ------------------------------------------------------------------------------------------
 
 # In the clause before a match: hypothetical, hedge, intention to check, reported speech.
