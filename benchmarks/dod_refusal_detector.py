@@ -3,6 +3,7 @@
     python benchmarks/dod_refusal_detector.py [--split frozen|frozen2|independent|tuning|all] [--text all|reasoning] [--errors] [--fit]
     python benchmarks/dod_refusal_detector.py --readings
     python benchmarks/dod_refusal_detector.py --routing [--round r3|r4|r5|frozen5] [--text all|reasoning]
+    python benchmarks/dod_refusal_detector.py --replay DIR/tasks/dod --round r3|r4|frozen3|frozen5
 
 * ``--split frozen`` (default): the frozen test split (tests/dod/data/refusal_frozen.jsonl), never
   tuned or trained on. ``frozen2``: a second frozen split (refusal_frozen2.jsonl), hand-written after
@@ -35,6 +36,9 @@
   languages and classes, go to the judge. ``--round r4|r5`` reads that round instead (round 5's rows say
   whether an image was delivered, ``image``, as a run's hooks know it; earlier sets show it by image marks
   in the text, ``IMAGE_MARK``, or not at all); ``--round frozen5`` the fifth frozen split.
+* ``--replay DIR --round R``: an earlier commit's detector (``git archive <sha> tasks/dod | tar -x -C DIR``)
+  replayed on a set, its decisions passed through today's abstention on the output (whole-output reading):
+  how the policy would have done on that set's first run.
 * ``--scaling``: time and peak memory of ``detect_refusal`` and ``extract_json`` against input size
   (1 KB to 5 MB of adversarial text: one long sentence, ". " repeated, unclosed ``<think>``), with the
   log-log slope (1 = linear; below 1 = the bounded window at work).
@@ -398,6 +402,50 @@ def routing(reading: str, which: str = "r3") -> None:
             print(f"    wrong: {r['id']} [{r.get('lang')}/{r.get('style')}] label={r['label']} {r['text'][:160]!r}")
 
 
+def _old_detector(folder: Path):
+    """The refusal detector of an earlier commit, extracted with ``git archive <sha> tasks/dod | tar -x -C DIR``:
+    its ``detect_refusal`` and ``rule_refusal`` (``DIR/tasks/dod/refusal`` since the sub-package, the flat
+    ``DIR/tasks/dod/refusal_*.py`` before it), imported under a private name (nothing else of the package runs)."""
+    import importlib
+    import types
+
+    folder = folder / "refusal" if (folder / "refusal" / "detect.py").exists() else folder
+    name = "_replayed_" + re.sub(r"\W", "_", str(folder))
+    pkg = types.ModuleType(name)
+    pkg.__path__ = [str(folder)]
+    sys.modules[name] = pkg
+    rules = importlib.import_module(f"{name}.rules" if (folder / "rules.py").exists() else f"{name}.refusal_rules")
+    det = importlib.import_module(f"{name}.detect") if (folder / "detect.py").exists() else rules
+    return det.detect_refusal, rules.rule_refusal
+
+
+def replay(folder: Path, which: str) -> None:
+    """A first run replayed under today's abstention: the earlier detector's decisions (rules, classifier and
+    language coverage as they were; its own abstention on the output, if any, left out) passed through
+    today's ``detect._with_output`` with each row's image. Judge-free figures on the covered languages: decided
+    share and accuracy on the decided, next to the first run as it was (no output abstention)."""
+    from lmms_plugins.tasks.dod.refusal import UNCERTAIN
+    from lmms_plugins.tasks.dod.refusal.detect import _with_output
+
+    detect, rule_refusal = _old_detector(folder)
+    rows = C.load_rows([FROZEN5 if which == "frozen5" else FROZEN3]) if which in ("frozen3", "frozen5") else independent_rows(ROUNDS[which])
+    rows = [r for r in rows if covered_tag(r.get("lang", "en"))]
+    images = row_images(rows)
+    old, new = [], []
+    for r, im in zip(rows, images):
+        d = detect(r["text"])  # image not passed: the old detector's own output abstention stays out
+        old.append(d)
+        new.append(_with_output(r["text"], rule_refusal(r["text"]), d, im))
+    known = sum(im is not None for im in images)
+    print(f"{which}, covered languages: {len(rows)} responses, image known for {known} (detector from {folder})")
+    for name, ds in (("first run as it was", old), ("replayed with today's abstention", new)):
+        decided = [(r["label"], bool(d.refused)) for r, d in zip(rows, ds) if d.verdict != UNCERTAIN]
+        print(f"  {name:34s} decided {len(decided)} ({len(decided) / max(1, len(rows)):.1%}): {fmt(scores(decided))}")
+    for r, d in zip(rows, new):
+        if d.verdict != UNCERTAIN and bool(d.refused) != r["label"]:
+            print(f"    wrong: {r['id']} [{r.get('lang')}/{r.get('style')}] label={r['label']} {r['text'][:140]!r}")
+
+
 def abstention(reading: str) -> None:
     """Judge-free coverage (share decided) and accuracy on the decided responses, per labelled set."""
     from lmms_plugins.tasks.dod.refusal import UNCERTAIN
@@ -428,10 +476,16 @@ def main(argv: list[str] | None = None) -> int:
                          "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     ap.add_argument("--routing", action="store_true", help="round 3 and frozen3: judge-free, hybrid and the hybrid routing")
-    ap.add_argument("--round", choices=("r3", "r4", "r5", "frozen5"), default="r3",
+    ap.add_argument("--round", choices=("r3", "r4", "r5", "frozen3", "frozen5"), default="r3",
                     help="with --routing: the independent round to read (r5: rows carry ``image``), or the fifth frozen split")
+    ap.add_argument("--replay", type=Path, default=None, metavar="DIR",
+                    help="with --round: replay an earlier detector's first run (git archive <sha> tasks/dod | tar -x -C DIR; "
+                         "pass DIR/tasks/dod) under today's abstention")
     ap.add_argument("--abstention", action="store_true", help="per labelled set: share decided judge-free, accuracy on it")
     args = ap.parse_args(argv)
+    if args.replay:
+        replay(args.replay, args.round)
+        return 0
     if args.routing:
         path = FROZEN5 if args.round == "frozen5" else ROUNDS[args.round]
         if not path.exists():

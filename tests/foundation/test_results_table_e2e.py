@@ -48,18 +48,20 @@ def _replay_lines(tmp_path: Path) -> list[dict]:
     from lmms_plugins.tasks.dod.maze.generate import main as make_mazes
 
     lines = []
-    # DoD, mazes only: no image for the feasible ones (E = 0); the infeasible ones declined but one
+    # DoD, mazes only: the feasible ones return the maze unchanged (no path: E = 0); the infeasible ones declined
+    # but one. The answers that do not decline deliver an image: with no image and no conclusion the refusal is
+    # not known judge-free (pending, DoD 2.5), and this run has every sample scored.
     assert make_mazes(["--pairs", str(PAIRS), "--sizes", "7,9", "--seed", "5", "--out", str(tmp_path / "dod")]) == 0
-    cases = [r["case_id"] for r in read_jsonl(tmp_path / "dod" / "instruction.jsonl")]
-    infeasible = sorted(c for c in cases if c.endswith("-infeasible"))
-    for c in cases:
+    docs = {r["case_id"]: r for r in read_jsonl(tmp_path / "dod" / "instruction.jsonl")}
+    infeasible = sorted(c for c in docs if c.endswith("-infeasible"))
+    for c, doc in docs.items():
+        unchanged = {"image": str(tmp_path / "dod" / doc["input_image"])}
         if c.endswith("-feasible"):
-            text = "I will draw the path now."
+            lines.append({"key": c, "text": "I will draw the path now.", **unchanged})
         elif c == infeasible[0]:
-            text = "Here is the path."
+            lines.append({"key": c, "text": "Here is the path.", **unchanged})
         else:
-            text = "There is no valid path from start to end: every route is blocked by walls, so I cannot draw it."
-        lines.append({"key": c, "text": text})
+            lines.append({"key": c, "text": "There is no valid path from start to end: every route is blocked by walls, so I cannot draw it."})
     # GRADE: six samples, one without an image
     make_dataset(tmp_path / "GRADE")
     for row in read_jsonl(make_outputs(tmp_path / "grade_out")):

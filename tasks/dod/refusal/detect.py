@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .classifier import MARGIN, combine, logit
-from .language import MAIN_SHARE, coverage
+from .language import MAIN_SHARE, coverage, sentence_language
 from .rules import (ABSTAIN_TOKEN, INSTEAD, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
                     rule_refusal)
 
@@ -28,7 +28,7 @@ def detect_refusal(text: str | None, use_classifier: bool = True, margin: float 
     if official_abstain(text):
         return RefusalDecision(True, ABSTAIN_TOKEN, "abstain_token", "official [ABSTAIN] before </think>", True,
                                verdict=REFUSED, score=1.0)
-    r = rule_refusal(text)
+    r = rule_refusal(text, sentence_language)
     if not use_classifier:
         decision = RefusalDecision(r.refused, r.evidence, r.rule, r.why, False, r.rejected,
                                    REFUSED if r.refused else NOT_REFUSED, None)

@@ -61,6 +61,7 @@ def _identifier():
         return LanguageIdentifier.from_model_file(MODEL_FILE)
 
 
+@lru_cache(maxsize=4096)  # the coverage and the rules identify the same sentences
 def language_of(text: str) -> str:
     """The most likely language of ``text`` (ISO 639-1 or 639-3), covered languages favoured by the prior."""
     best, best_score = "", float("-inf")
@@ -69,6 +70,14 @@ def language_of(text: str) -> str:
         if score > best_score:
             best, best_score = lang, score
     return best
+
+
+def sentence_language(sentence: str) -> str:
+    """One sentence's language for the rules (rules.rule_sentences): "" when it is too short to tell (fewer than
+    MIN_LETTERS letters) or holds CJK characters (the rules tell those by their script)."""
+    if _CJK.search(sentence) or len(_LETTER.findall(sentence)) < MIN_LETTERS:
+        return ""
+    return language_of(sentence)
 
 
 _JSON_KEY_AFTER = re.compile(r'\s*"?\s*:')

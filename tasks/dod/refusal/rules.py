@@ -278,6 +278,12 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     # Nothing to act on: "nothing to close", "no second painting to swap it with", "I have no pose to change".
     ("missing_referent", re.compile(
         rf"\b(?:nothing|no\s+(?!need\b|reason\b|point\b|problem\b|issue\b|doubt\b|way\b|time\b|more\b|further\b|extra\b|other\s+changes\b)(?:\w+\s+){{0,2}}?\w+|(?:isn't|is\s+not|aren't|are\s+not)\s+(?:a|an|any)\s+(?:\w+\s+){{0,2}}?\w+)\s+(?:(?:here|there|left|in\s+(?:the|this)\s+\w+)\s+)?(?:for\s+me\s+)?to\s+{_REFERENT_VERB}\b", re.I), "referent"),
+    # "Nothing to <verb>" with any verb (the request's own: "Nothing to stop here."): nothing to act on, unless the
+    # phrase has another reading, an idiom ("nothing to worry about", "nothing to do with", "nothing to add")
+    ("missing_referent", re.compile(
+        r"\bnothing\s+(?:(?:here|there|left|in\s+(?:the|this)\s+\w+)\s+)?(?:for\s+me\s+)?to\s+"
+        r"(?!(?:worry|fear|lose|add|report|say|see|do|declare|prove|hide|gain|complain|be|it|show|note|mention|correct|object|"
+        r"argue|discuss|explain|clarify|tell|ask|check|verify|go\s+on|write\s+home|sneeze|laugh|smile)\b)[a-z]{3,}\b(?!\s+(?:about|with|of)\b)", re.I), "referent"),
     # The thing to edit is absent: "I can't age a tree that isn't there", "the request refers to something the
     # image doesn't contain"
     ("missing_referent", re.compile(
@@ -759,8 +765,16 @@ class RuleResult:
 _WEAK_RULES = {"all_fail", "first_person"}
 
 
-def _sentence_rule(raw: str) -> tuple[str, str, str, str]:
-    """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence."""
+# The covered languages besides English whose patterns are _ML_PATTERNS' (language.COVERED; not imported: rules
+# come first). A sentence the identifier puts in one of them is read by those patterns whatever its word count.
+_ML_LANGUAGES = frozenset({"fr", "es", "de"})
+
+
+def _sentence_rule(raw: str, language: str = "") -> tuple[str, str, str, str]:
+    """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence. ``language``: the
+    sentence's language as the identifier reads it ("" when not known or too short): the function-word count
+    below takes short words of other languages for English ("no hay a quién editar": "no", "a"), so a sentence
+    identified as French, Spanish or German is read by their patterns too."""
     if not WORD_LETTERS.search(raw):  # punctuation, numbers, coordinates: nothing to conclude
         return ("", "", "", "")
     stripped = raw.rstrip(" *_\"')]}")
@@ -778,7 +792,7 @@ def _sentence_rule(raw: str) -> tuple[str, str, str, str]:
             if not problem:
                 return "fired", rule, kind, m.group(0)
             why = why or f"{rule}: {problem}"
-    if en <= other and not why:  # not clearly English, and nothing English was ruled out
+    if (en <= other or language in _ML_LANGUAGES) and not why:  # not clearly English, and nothing English was ruled out
         for rule, pattern, kind in _ML_PATTERNS:
             for m in pattern.finditer(raw):
                 problem = _check_ml(s, m)
@@ -794,10 +808,11 @@ _NO_ANSWER = re.compile(r"^\W*no\b(?!\s*,?\s*(?:wait|doubt|problem|worries|issue
 _ANY_CONCLUSION_WORD = re.compile(r"impossib|infeasib|unsolvab|unreachab|no\s+(?:valid\s+)?(?:path|solution|route|way)|无解|不可能|无法|不可能|imposib|unmöglich|keine?\s+Lösung", re.I)
 
 
-def rule_sentences(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, str, str, str]]:
+def rule_sentences(text: str, spans: list[tuple[int, int]], language_of=None) -> list[tuple[str, str, str, str]]:
     """Per sentence of ``spans``: (status, rule, kind or why, matched); a fired conclusion that the
-    next three sentences retract becomes "rejected"."""
-    out = [_sentence_rule(text[a:b]) for a, b in spans]
+    next three sentences retract becomes "rejected". ``language_of``: sentence -> its language ("" when not
+    known; language.sentence_language), None to read by the function-word count alone."""
+    out = [_sentence_rule(text[a:b], language_of(text[a:b]) if language_of else "") for a, b in spans]
     for i in range(1, len(spans)):  # "There is no baby to depict then. I can't generate that.": the reason is the sentence before
         status, _rule, why, _m = out[i]
         before = text[spans[i - 1][0]:spans[i - 1][1]]
@@ -847,11 +862,12 @@ def _json_key_verdict(key: str, value: bool) -> bool | None:
     return not says_feasible
 
 
-def rule_refusal(text: str | None) -> RuleResult:
-    """The rules alone: the first conclusion found in the analysed window, with its evidence."""
+def rule_refusal(text: str | None, language_of=None) -> RuleResult:
+    """The rules alone: the first conclusion found in the analysed window, with its evidence. ``language_of``:
+    see :func:`rule_sentences` (the detector passes the identifier's reading of each sentence)."""
     text = text or ""
     spans = window_sentences(text)
-    per = rule_sentences(text, spans)
+    per = rule_sentences(text, spans, language_of)
     rejected = tuple((text[a:b][:200], why) for (a, b), (st_, _r, why, _m) in zip(spans, per) if st_ == "rejected")[-20:]
     jv = json_verdict(text)
     for (a, b), (status, rule, kind, matched) in zip(spans, per):

@@ -1,0 +1,58 @@
+"""Rules added before round 5 (2.5), each in wordings of its own with a twin that keeps its reading (README
+"Round 4" → "What it still gets wrong", and "Abstention").
+
+* a sentence's rule language is the identifier's reading of it (py3langid, language.sentence_language), not
+  only a count of function words: short Spanish or French words ("no", "a") had a sentence read as English;
+* "nothing to <verb>" with any verb is nothing to act on, unless the phrase has another reading (an idiom)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lmms_plugins.tasks.dod.refusal import detect_refusal
+from lmms_plugins.tasks.dod.refusal.language import sentence_language
+from lmms_plugins.tasks.dod.refusal.rules import rule_refusal
+
+
+@pytest.mark.parametrize("text", [
+    "Pues no: no hay a quién editar, ni a quién mover.",
+    "Ahora mismo no hay manera: a cuarenta grados todo hielo se derrite.",
+    "Bueno, no hay a quién mover así.",
+])
+def test_a_spanish_sentence_with_english_looking_words_is_read_by_the_spanish_rules(text):
+    assert sentence_language(text) == "es"
+    assert not rule_refusal(text).refused  # the word count alone reads it as English: nothing fires
+    d = detect_refusal(text)
+    assert d.refused and d.language == "es"
+
+
+@pytest.mark.parametrize("text", [
+    "No a todo el mundo le gusta, pero ya moví la lámpara a la izquierda.",  # Spanish, feasible
+    "There is no fan in the picture, so I added one to the ceiling as asked.",  # English, feasible
+])
+def test_the_twins_keep_their_reading(text):
+    assert not detect_refusal(text).refused
+
+
+def test_a_short_sentence_has_no_language_of_its_own():
+    assert sentence_language("No hay.") == "" and sentence_language("没有路径。") == ""
+
+
+@pytest.mark.parametrize("text", [
+    "The photo has a bicycle and a wall, no kite. Nothing to fly here.",
+    "I looked twice: no dog in this picture. Nothing to groom.",
+    "No candle anywhere on the table, so nothing to blow out.",
+])
+def test_nothing_to_any_verb_is_a_missing_referent(text):
+    d = detect_refusal(text)
+    assert d.refused and d.rule == "missing_referent"
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing to worry about: the corridor on the left is open. Path drawn.",
+    "There is nothing to add; the lamp now stands on the left.",
+    "Nothing to it, really. I moved the cup to the shelf.",
+    "The request has nothing to do with gravity, so I simply moved the lamp.",
+])
+def test_nothing_to_in_another_reading_is_not(text):
+    assert not detect_refusal(text).refused
