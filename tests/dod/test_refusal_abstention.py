@@ -95,6 +95,8 @@ SUBSTITUTE_AFTER_UNREAD_DECLINE = [
     "Eine Kerze unter Wasser brennt nicht. Stattdessen habe ich sie neben das Glas gestellt.",
     "蜡烛在水下不会燃烧，我改为把它放在水杯旁边。",
     "The glacier doesn't grow in a single afternoon. That said, here's a larger glacier for you.",
+    "A paper boat doesn't stay dry in a storm; as a compromise it now floats in a calm puddle.",
+    "Un chat ne peut pas voler. À défaut, je l'ai dessiné en plein saut.",
 ]
 # an image, a negation, and no substitute word: a compliance full of negations stays decided
 NEGATED_COMPLIANCE_WITH_IMAGE = [

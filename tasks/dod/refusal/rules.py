@@ -449,10 +449,12 @@ NEGATION = re.compile(
 # "대신") or comes despite what was just said ("anyway", "that said", "quand même", "trotzdem", "不过", "それでも").
 # With a negation and an image, and no conclusion read, the text may decline and deliver something else (detect.py).
 INSTEAD = re.compile(
-    r"\b(?:instead|rather|nearest|closest|alternative(?:ly)?|anyway|regardless|nevertheless|nonetheless|that\s+said|even\s+so|still,)"
+    r"\b(?:instead|rather|nearest|closest|alternative(?:ly)?|anyway|regardless|nevertheless|nonetheless|that\s+said|even\s+so|still,|"
+    r"compromise|approximation|approximate|workaround|stand-in|substitute|as\s+close\s+as|(?:what|the\s+best|all)\s+i\s+(?:can|could)\s+(?:do|offer|draw|manage|give))"
     r"|\b(?:plutôt|à\s+la\s+place|au\s+lieu|quand\s+même|malgré\s+tout|en\s+(?:su|mi)\s+lugar|en\s+cambio|en\s+vez|de\s+todos\s+modos|"
-    r"aun\s+así|stattdessen|ersatzweise|trotzdem|dennoch|jedenfalls)\b"
-    r"|而是|改为|改成|代替|替代|不过|仍然|还是|代わりに|かわりに|それでも|대신|그래도", re.I)
+    r"aun\s+así|stattdessen|ersatzweise|trotzdem|dennoch|jedenfalls|à\s+défaut|compromis|lo\s+más\s+parecido|lo\s+que\s+sí\s+puedo|"
+    r"ce\s+que\s+je\s+peux\s+faire|was\s+ich\s+(?:tun|machen)\s+kann|Kompromiss|Annäherung)\b"
+    r"|而是|改为|改成|代替|替代|不过|仍然|还是|折中|近似|退而求其次|代わりに|かわりに|それでも|妥協|近いもの|대신|그래도|절충|비슷한", re.I)
 
 # --- English cues ------------------------------------------------------------------------------------------
 
