@@ -359,12 +359,13 @@ def cases(ev_a: dict, img_a: Image.Image, ev_b: dict, img_b: Image.Image, seed: 
         pen = _pen(rng, 0.4, 0.55, engines=("cv2_aa", "pil_ss", "pil"), caps=("round",),
                    colours=["orangered", "darkred", "tomato", "firebrick"])
         add("valid_cap_over_start", "A", pen, [full], True)
-    for _ in range(2):                                   # a thick stroke reaching 0.2 past both endpoints' centres
+    for _ in range(2):                                   # a thick stroke reaching past both endpoints' centres
         pen = _pen(rng, 0.6, 0.85, alpha=False)
+        e = min(0.2, 0.45 - pen.ext())                   # the cap stays inside the endpoint cell
         a, b = path[0], path[1]
         z, y = path[-1], path[-2]
-        pts = ([g.centre((a[0] - 0.2 * (b[0] - a[0]), a[1] - 0.2 * (b[1] - a[1])))] + full[1:-1]
-               + [g.centre((z[0] - 0.2 * (y[0] - z[0]), z[1] - 0.2 * (y[1] - z[1])))])
+        pts = ([g.centre((a[0] - e * (b[0] - a[0]), a[1] - e * (b[1] - a[1])))] + full[1:-1]
+               + [g.centre((z[0] - e * (y[0] - z[0]), z[1] - e * (y[1] - z[1])))])
         add("valid_covers_endpoints", "A", pen, [pts], True)
     add("valid_full_width", "A", _pen(rng, 0.96, 1.0, engines=("pil",), caps=("butt",), alpha=False), [full], True)
 
