@@ -13,6 +13,9 @@ Prints per class: right verdicts and the reasons given; ``--json`` writes every 
 
     python benchmarks/dod_maze_independent_r3.py               # tuning split (seed 3301)
     python benchmarks/dod_maze_independent_r3.py --seed 3302   # held-out split (never tuned on)
+    # an older verifier on the same drawings (a copy of its tasks/dod/maze folder):
+    mkdir -p /tmp/old_maze && git archive REV tasks/dod/maze | tar -x -C /tmp/old_maze
+    python benchmarks/dod_maze_independent_r3.py --verifier /tmp/old_maze/tasks/dod/maze
 
 Both splits were frozen (this file and the renderer committed) before the verifier ran on them.
 """
@@ -74,11 +77,17 @@ def main(argv=None) -> int:
     ap.add_argument("--pitches", default="20,24,28,34,41,48")
     ap.add_argument("--pairs-per-pitch", type=int, default=2)
     ap.add_argument("--json", type=Path, help="write every verdict here")
+    ap.add_argument("--verifier", type=Path, help="verify with a copy of an older tasks/dod/maze folder")
     args = ap.parse_args(argv)
+    verify = None
+    if args.verifier:
+        from dod_maze_speed import load_baseline
+
+        verify = load_baseline(args.verifier)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         pairs = make_pairs(Path(tmp), args.seed, [int(p) for p in args.pitches.split(",")], args.pairs_per_pitch)
-        rows = run(pairs, args.seed)
+        rows = run(pairs, args.seed, verify)
     print(table([r[:7] for r in rows]))
     print(f"\none cell short, by the gap left in the delivered image:\n{short_by_gap(rows)}")
     print(f"\nwrong verdicts (class, pen@pitch, form -> reason):\n{failures([r[:7] for r in rows], 80)}")

@@ -509,6 +509,35 @@ def _contact(arr, labels, mask, local, central, end, nbs, pcls, chroma_floor=STR
     for nb in nbs:
         region = central(nb, mg.WIDE_INSET)
         line = parts[region][labels[region] == pcls]
-        if targets & set(np.unique(line).tolist()):
-            return EndpointContact(True, nb)
+        for part in targets & set(np.unique(line).tolist()):
+            if _across(parts == part, (labels == pcls) & (mask > 0), central, end, nb):
+                return EndpointContact(True, nb)
     return EndpointContact(False)
+
+
+def _across(joined, line, central, end, nb) -> bool:
+    """Does the line cross the edge from ``nb`` into ``end`` over at least half its own width?
+
+    A line that runs into the endpoint (or ends on its edge) carries its whole width across the
+    edge; a thick line ending one cell short, whose round cap's tip comes within a pixel or two
+    of the edge, is joined to the endpoint only at that tip once a grid line's width is bridged.
+    Contact: positions along the edge where ``joined`` (the grown piece that links line and
+    endpoint) fills a strip of 0.06 x pitch each side of the edge; width: positions where the
+    line has pixels 0.1-0.3 x pitch inside the neighbour."""
+    e, q = central(end, 0.0), central(nb, 0.0)
+    if end[0] != nb[0]:  # one above the other: the edge is horizontal, look at the transposes
+        joined, line = joined.T, line.T
+        e, q = e[::-1], q[::-1]
+    along, e_x, q_x = q[0], e[1], q[1]
+    pitch = max(1, q_x.stop - q_x.start)
+    s, lo, hi = max(1, round(0.06 * pitch)), round(0.1 * pitch), max(round(0.3 * pitch), round(0.1 * pitch) + 1)
+    if e_x.start >= q_x.stop:  # the endpoint after the neighbour
+        edge = e_x.start
+        band = line[along, max(0, edge - hi):max(0, edge - lo)]
+    else:
+        edge = q_x.start
+        band = line[along, edge + lo:edge + hi]
+    strip = joined[along, max(0, edge - s):edge + s]
+    contact = int(strip.all(axis=1).sum()) if strip.size else 0
+    width = int(band.any(axis=1).sum()) if band.size else 0
+    return contact >= max(1.0, 0.5 * width)
