@@ -37,8 +37,18 @@ import independent_maze_render_r3 as r3
 from dod_maze_independent import failures, table  # (round 1's report format)
 from dod_maze_independent_r2 import make_pairs  # (make-data at several pitches)
 
+# --explore: the thin-through-a-wall classes only, each in more forms than the frozen splits use:
+# turned maps (the verifier finds the record's orientation), large upscales (an image model's
+# 1024-px output), heavy JPEG
+EXPLORE_CLASSES = ("thin_cut_wall_loop", "thin_cut_wall_shortcut", "thin_diagonal_through_wall",
+                   "thin_clip_wall_corner", "thin_route_inside_wall", "thin_route_inside_wall_loop",
+                   "thin_line_inside_wall_extra", "thin_route_on_cell_borders", "infeasible_solved_thin")
+EXPLORE_FORMS = ("png", "rot1", "rot2+jpeg_pil50", "rot3+rescale0.6_bilinear+jpeg_cv240", "rescale2.5_lanczos+jpeg_pil60",
+                 "rescale3.0_bicubic+jpeg_cv270", "rescale0.5_box+jpeg_pil40", "rescale0.7_cv2_area+jpeg_cv250",
+                 "rot1+rescale2.0_bilinear+jpeg_pil80")
 
-def run(pairs, seed: int, verify=None, classes=None):
+
+def run(pairs, seed: int, verify=None, classes=None, forms=None):
     """Rows (pair, class, pen@pitch, form, expect_ok, ok, reason, final pitch px, meta)."""
     from PIL import Image
 
@@ -51,8 +61,10 @@ def run(pairs, seed: int, verify=None, classes=None):
             if classes and case.cls not in classes:
                 continue
             inp, ev = (img_a, ev_a) if case.on == "A" else (img_b, ev_b)
-            for form in case.forms:
-                v = verify(inp, r3.finish(case.image, form), ev)
+            for form in forms or case.forms:
+                if r3.final_pitch(pitch, form) < 10:   # under 10 px per cell: outside the audit
+                    continue
+                v = verify(r3.turn_input(inp, form), r3.finish(case.image, form), ev)
                 rows.append((f"{pid}@{pitch}px", case.cls, f"{case.pen}@{pitch}px", form, case.expect_ok, v.ok,
                              v.reason, r3.final_pitch(pitch, form), case.meta))
         print(f"  pitch {pitch} {pid}: {len(rows)} verdicts so far", file=sys.stderr)
@@ -77,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pitches", default="20,24,28,34,41,48")
     ap.add_argument("--pairs-per-pitch", type=int, default=2)
     ap.add_argument("--json", type=Path, help="write every verdict here")
+    ap.add_argument("--explore", action="store_true", help="thin strokes through walls only, in 9 more forms")
     ap.add_argument("--verifier", type=Path, help="verify with a copy of an older tasks/dod/maze folder")
     args = ap.parse_args(argv)
     verify = None
@@ -87,7 +100,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         pairs = make_pairs(Path(tmp), args.seed, [int(p) for p in args.pitches.split(",")], args.pairs_per_pitch)
-        rows = run(pairs, args.seed, verify)
+        rows = run(pairs, args.seed, verify, *((EXPLORE_CLASSES, EXPLORE_FORMS) if args.explore else ()))
     print(table([r[:7] for r in rows]))
     print(f"\none cell short, by the gap left in the delivered image:\n{short_by_gap(rows)}")
     print(f"\nwrong verdicts (class, pen@pitch, form -> reason):\n{failures([r[:7] for r in rows], 80)}")

@@ -212,6 +212,8 @@ def finish(img: Image.Image, form: str) -> Image.Image:
             import cv2
             _ok, enc = cv2.imencode(".jpg", np.asarray(img)[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(step[8:])])
             img = Image.fromarray(cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy())
+        elif step.startswith("rot"):         # quarter turns counter-clockwise (the input turns too)
+            img = img.rotate(90 * int(step[3:]), expand=True)
         elif step.startswith("rescale"):
             s, rs = step[7:].split("_", 1)
             size = (max(1, round(img.width * float(s))), max(1, round(img.height * float(s))))
@@ -224,6 +226,14 @@ def finish(img: Image.Image, form: str) -> Image.Image:
                                         "lanczos": Image.LANCZOS, "box": Image.BOX}[rs])
         else:
             raise ValueError(form)
+    return img
+
+
+def turn_input(img: Image.Image, form: str) -> Image.Image:
+    """The input as the verifier must see it for this form: turned when the form turns."""
+    for step in form.split("+"):
+        if step.startswith("rot"):
+            img = img.rotate(90 * int(step[3:]), expand=True)
     return img
 
 
