@@ -30,6 +30,18 @@ _FINDALL_MAX_CHARS = 65_536  # longer spans are tokenised as a stream (bounded m
 UNIT_WORDS = frozenset({"px", "pixel", "pixels", "deg", "degree", "degrees", "pp", "percent", "pct"})
 # Words that stand for a number after ``name=``.
 WORD_VALUES = {"true": 1, "false": 0, "yes": 1, "no": 0}
+# A parenthesised remark that offers another value is a hedge, not commentary ("24 (or maybe 25)",
+# "12 (13?)", "39 (38 / 39 depending on the threshold)"): words that mark an alternative or a doubt,
+# and the tokens '?' and '/'
+HEDGE_WORDS = frozenset({
+    "or", "maybe", "perhaps", "possibly", "possible", "probably", "likely", "either", "alternatively",
+    "alternative", "otherwise", "might", "could", "if", "unless", "else", "whether", "also", "instead",
+    "rather", "versus", "vs", "between", "depending", "unsure", "uncertain", "sure", "guess", "ambiguous"})
+# Words that do not name the number after them: in "(262 of 360)" the 360 is not a quantity named "of"
+FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "of", "from", "over", "out", "by", "in", "at", "as", "to", "about", "with", "than",
+    "after", "before", "per", "for", "on", "into", "across", "around", "among", "under", "above", "below",
+    "within", "and", "is", "are", "was", "were", "be", "i", "we", "it", "its", "this", "that"})
 
 _MINUSES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\ufe63": "-", "\uff0d": "-"})
 
@@ -40,7 +52,7 @@ _TOKEN = re.compile(
     r"(?P<num>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
     r"|(?P<hex>#[0-9A-Fa-f]{6}(?![0-9A-Za-z_]))"
     r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<punct>[\[\]\(\)\{\}=:,;%])"
+    r"|(?P<punct>[\[\]\(\)\{\}=:,;%?/])"
 )
 
 Value = Union[int, float, tuple]  # a number, or a tuple of Values (a bracketed list)
@@ -193,7 +205,11 @@ class ParsedAnswer:
     before a number without ``=``/``:`` (``scale 1.30``) to that number's index in ``items``;
     ``tails`` maps a named field to the indices of the positional numbers that follow its value
     after commas (``rows: 2, 0, 3``); ``clashes`` holds names given two different values;
-    ``percent`` says a ``%`` sign was written, ``percent_of`` after which named values."""
+    ``percent`` says a ``%`` sign was written, ``percent_of`` after which named values.
+    ``phrases``: the words before a loose name's number, when more than one (``the original row
+    order is 3, …``); ``asides``: values said in passing, for a rule that asks for that name and
+    finds it nowhere else: the named numbers of a parenthesised remark (``(B's period ≈ 11.1 px)``,
+    whose unnamed numbers are dropped), and zero for what ``no`` / ``: none`` precede (``no flip``)."""
 
     ok: bool
     span: str | None  # the text inside the last <answer>…</answer>, or the whole gold string
@@ -205,6 +221,8 @@ class ParsedAnswer:
     clashes: set = field(default_factory=set)
     percent: bool = False
     percent_of: frozenset = frozenset()
+    phrases: dict = field(default_factory=dict)
+    asides: dict = field(default_factory=dict)
 
     @property
     def grouped(self) -> int | float | None:
@@ -250,20 +268,21 @@ def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
     """Tokenise ``span`` into positional items and named fields. ``number_words``: read
     "twenty-four" where no digit is written (a model's spelling; gold strings are digits)."""
     try:
-        items, fields, loose, tails, clashes, percent, percent_of = _parse(span)
+        items, fields, loose, tails, clashes, percent, percent_of, phrases, asides = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
     if number_words and not items and not fields and not any(c.isdigit() for c in span):
         words = _NUMBER_WORDS.sub(lambda m: f" {_words_value(m.group(0))} ", span)
         if words != span:  # "twenty-four": number words, where no digit is written
             try:
-                items, fields, loose, tails, clashes, percent, percent_of = _parse(words)
+                items, fields, loose, tails, clashes, percent, percent_of, phrases, asides = _parse(words)
             except _Reject as exc:
                 return ParsedAnswer(False, span, reason=str(exc))
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
-    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent, frozenset(percent_of))
+    return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent, frozenset(percent_of),
+                        phrases, asides)
 
 
 def plain(span: str) -> str:
@@ -286,8 +305,10 @@ def _parse_tokens(span: str) -> tuple:
     """The general tokeniser: any span (see the module docstring)."""
     # frame: [opening bracket, values, field name the list is assigned to, names of an object
     # inside a list (None elsewhere: a top-level object's names are the answer's fields),
-    # whether any number was seen inside]
-    root = ["", [], None, None, False]
+    # whether any number was seen inside, remark state of a top-level parenthesis (None elsewhere):
+    # [a word that names no number seen, an alternative marker seen, its named values, its labels,
+    # whether a number stood right before it]]
+    root = ["", [], None, None, False, None]
     stack: list[list] = [root]
     frame = root  # stack[-1], kept in step with the stack
     fields: dict = {}
@@ -296,10 +317,16 @@ def _parse_tokens(span: str) -> tuple:
     clashes: set = set()
     percent = False
     percent_of: set = set()  # names whose value a '%' follows ("scale: 95.7%")
+    phrases: dict = {}
+    asides: dict = {}
+    remarks: list = []  # (values, named values) of each remark dropped, in order
     pending: str | None = None  # a name followed by '=' or ':' waiting for its value
     last_name: str | None = None  # the previous token was this name
     run: str | None = None  # the field whose value the previous number was (space-separated runs)
     tail: str | None = None  # the top-level field that comma-separated numbers may continue
+    phrase: list = []  # the words since the last number or punctuation (the last 12)
+    negated = 0  # words left that a "no" makes zero ("no flip", "no horizontal flip")
+    after_number = False  # the previous token was a number
     n_numbers = 0
 
     # findall's group tuples (one group non-empty) cost less than Match objects per token; a long
@@ -315,14 +342,15 @@ def _parse_tokens(span: str) -> tuple:
                 raise _Reject(f"more than {MAX_NUMBERS} numbers")
             value = _number(num)
             frame[4] = True
+            box = frame[5]
             if pending is not None:
-                target = fields if frame[3] is None else frame[3]
+                target = box[2] if box is not None else fields if frame[3] is None else frame[3]
                 if pending in target and target is fields and fields[pending] != value:
                     clashes.add(pending)
                 target[pending] = value
                 run, tail = pending, (pending if frame is root else None)
                 pending = None
-            elif run is not None and run in (target := fields if frame[3] is None else frame[3]):
+            elif run is not None and run in (target := box[2] if box is not None else fields if frame[3] is None else frame[3]):
                 old = target[run]  # "rows: 2 0 3 1": a space-separated run is one list
                 target[run] = (old if isinstance(old, tuple) else (old,)) + (value,)
             else:
@@ -330,63 +358,131 @@ def _parse_tokens(span: str) -> tuple:
                 # each being set says what came just before: a number, a name, a comma)
                 if frame is not root:
                     tail = None
-                elif last_name is not None:
-                    if last_name not in loose:  # "rows 2, 0, 1": the numbers that follow may continue it
-                        loose[last_name] = len(frame[1])
-                        tail = last_name
+                    if box is not None and last_name is not None:  # "(index 1)": a label, "(of 31)": not
+                        if last_name in FUNCTION_WORDS:
+                            box[0] = True
+                        else:
+                            box[3].append((last_name, len(frame[1])))
+                elif last_name is not None and last_name not in HEDGE_WORDS:  # "either -18 or -24" names nothing
+                    key = last_name
+                    if key in loose and len(phrase) > 1:  # "the row order is 3 … the column order is 2": the phrase
+                        key = "_".join(phrase)
+                    if key not in loose:  # "rows 2, 0, 1": the numbers that follow may continue it
+                        loose[key] = len(frame[1])
+                        tail = key
+                        if len(phrase) > 1:
+                            phrases[key] = tuple(phrase)
                 elif tail is not None:
                     tails.setdefault(tail, []).append(len(frame[1]))
                 frame[1].append(value)
                 run = None
             last_name = None
-        elif word:
+            if phrase:
+                phrase = []
+            negated = 0
+            after_number = True
+            continue
+        after_number_before, after_number = after_number, False
+        if word:
             low = word.lower()
             if pending is not None and low in WORD_VALUES:
                 (fields if frame[3] is None else frame[3])[pending] = WORD_VALUES[low]
                 pending = None
                 last_name = None
+            elif pending is not None and low == "none":  # "rotation: none"
+                asides.setdefault(pending, 0)
+                pending = last_name = None
             elif low in UNIT_WORDS:
                 last_name = None  # "3 px -2 px" continues like "3 -2": run and tail kept
             else:
+                box = frame[5]
+                if box is not None:
+                    if low in HEDGE_WORDS:
+                        box[1] = True
+                    if last_name is not None:  # the word before names no number
+                        box[0] = True
+                if negated:
+                    asides.setdefault(low, 0)
+                    negated -= 1
+                elif low == "no":
+                    negated = 2
                 last_name = low
                 run = tail = None
+                if len(phrase) >= 12:
+                    del phrase[0]
+                phrase.append(low)
         elif tok:  # punctuation
             if tok == "%":
                 percent = True  # a unit: "37 %, 12" continues like "37, 12"
                 if run is not None:
                     percent_of.add(run)
                 continue
+            if tok == "?" or tok == "/":  # read only as an alternative inside a parenthesis
+                if frame[5] is not None:
+                    frame[5][1] = True
+                continue
+            if phrase:
+                phrase = []
+            negated = 0
             if tok in "=:":
                 if last_name is not None:
                     pending = last_name
                 last_name = None
                 run = tail = None
-            elif tok in "[({":
+                continue
+            if last_name is not None and frame[5] is not None:
+                frame[5][0] = True  # a word before ',', ';', ')' names no number
+            if tok in "[({":
                 if len(stack) > MAX_DEPTH:
                     raise _Reject(f"brackets nested deeper than {MAX_DEPTH}")
                 in_list = tok == "{" and any(f[0] in "[(" and f[0] for f in stack)
-                frame = [tok, [], pending, {} if in_list else None, False]
+                frame = [tok, [], pending, {} if in_list else None, False,
+                         [False, False, {}, [], after_number_before] if tok == "(" and frame is root else None]
                 stack.append(frame)
                 pending = last_name = run = tail = None
             elif tok in "])}":
                 if frame is root or frame[0] != _CLOSERS[tok]:
                     raise _Reject(f"unbalanced bracket {tok!r}")
-                opener, values, name, names, numeric = stack.pop()
+                opener, values, name, names, numeric, box = stack.pop()
                 parent = frame = stack[-1]
                 parent[4] = parent[4] or numeric
                 target = parent[3] if parent[3] is not None else fields
+                if box is not None and box[0] and not box[1] and name is None and numeric:
+                    # a remark: its words say what its numbers are ("24 (of 31 local maxima)"), so
+                    # they are not the answer; a name it gives may still be one the rule asks for
+                    remarks.append((values, box[2]))
+                    for k, v in box[2].items():
+                        asides.setdefault(k, v)
+                    for k, i in box[3]:
+                        asides.setdefault(k, values[i])
+                    pending = last_name = run = tail = None
+                    continue
+                if box is not None:
+                    for k, v in box[2].items():  # "(rot_k=1)", "centre = (x=3, y=4)": named as anywhere
+                        if k in fields and fields[k] != v:
+                            clashes.add(k)
+                        fields[k] = v
+                    if not box[1] and not box[4] and name is None and len(values) == len(box[3]) == 1 and not box[2]:
+                        # "The middle ring (index 1)": a name and its number ("tile 3 (rot 270)" pairs them)
+                        k = box[3][0][0]
+                        if k not in loose:
+                            loose[k] = len(parent[1])
+                        parent[1].append(values[0])
+                        pending = last_name = run = tail = None
+                        continue
                 if names is not None:  # an object inside a list: one item, its names kept
                     if names or values:
                         parent[1].append(Obj(tuple(names.values()) + tuple(values), tuple(names)))
                 elif name is not None:
                     if name in target and target is fields and fields[name] != tuple(values):
                         clashes.add(name)
-                    target[name] = tuple(values)
+                    target[name] = Paren(values) if opener == "(" else tuple(values)
                 elif opener == "{" and not values:
                     pass  # a top-level JSON object: its content went into fields
-                elif numeric:
+                elif numeric and (values or box is None or box[1] or not box[2]):
                     parent[1].append(Paren(values) if opener == "(" else tuple(values))
-                # else: a bracket with no number in it ("(see above)") is prose, not a value
+                # else: a bracket with no number in it ("(see above)") is prose, not a value, and
+                # "(fliph=0)" gave its value a name
                 pending = last_name = run = tail = None
             else:  # , ;
                 pending = None
@@ -398,9 +494,18 @@ def _parse_tokens(span: str) -> tuple:
             frame[1].append(tuple(int(hexcol[i:i + 2], 16) for i in (1, 3, 5)))
             frame[4] = True
             pending = last_name = run = tail = None
+            if phrase:
+                phrase = []
+            negated = 0
     if len(stack) != 1:
         raise _Reject(f"unclosed bracket {stack[-1][0]!r}")
-    return stack[0][1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent, percent_of
+    if remarks and not root[1] and not fields:  # "(about 24 peaks)": the remark is all there is
+        for values, named in remarks:
+            if values:
+                root[1].append(Paren(values))
+            fields.update(named)
+    return (root[1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent,
+            percent_of, phrases, asides)
 
 
 def parse_answer(text: str, *, require_span: bool = True) -> ParsedAnswer:

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .answer_parse import CLOSE_TAG, OPEN_TAG, Obj, Paren, ParsedAnswer, parse_answer, plain
+from .answer_parse import CLOSE_TAG, HEDGE_WORDS, OPEN_TAG, Obj, Paren, ParsedAnswer, parse_answer, plain
 
 KINDS = ("int", "sequence", "set", "fields", "points", "boxes")
 FIELD_TYPES = ("number", "int", "sequence")
@@ -176,6 +176,7 @@ PERCENT_FIELDS = frozenset({"percent"})  # percentage points; a bare fraction 0 
 RATIO_FIELDS = frozenset({"scale"})  # a ratio; over 2 with '%' under its name it is a share ("95.7%" = 0.957)
 # names that place the numbers of a point / box / cell, first match wins
 POINT_NAMES = (("x", "y"), ("cx", "cy"), ("dx", "dy"), ("col", "row"), ("column", "row"))
+COORDINATES = frozenset(n for names in POINT_NAMES for n in names)
 BOX_NAMES = (("x1", "y1", "x2", "y2"), ("xmin", "ymin", "xmax", "ymax"), ("left", "top", "right", "bottom"),
              ("x0", "y0", "x1", "y1"))
 BOX_SIZE_NAMES = (("x", "y", "w", "h"), ("x", "y", "width", "height"), ("left", "top", "width", "height"))
@@ -375,6 +376,8 @@ def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
         _no_extras(parsed, set(), "point", point)
         return (point,)
     items = _positional(parsed)
+    if rule.dims == 2 and (like is None or len(like) == 1) and (point := _tuple_beside_quantities(parsed)):
+        return (point,)
     if rule.dims == 1:  # 1-D shifts, or (dx, dy) pairs: compared in the gold's shape
         nested = _nested_groups(items, POINT_NAMES, "points")
         if nested is not None and len(nested[0]) == 2:
@@ -383,6 +386,23 @@ def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
                 and not any(isinstance(x, tuple) for x in items[0]):  # ("([97], [0])" raised TypeError in the comparison)
             return (tuple(items[0]),)  # "(-31, 0)" for one ghost: parentheses write one (dx, dy)
     return tuple(_groups(items, rule.dims, "points", POINT_NAMES))
+
+
+def _tuple_beside_quantities(parsed: ParsedAnswer):
+    """The one (x, y) tuple of an answer whose other numbers each stand under a name
+    (``centre (87.7, 175.1) with radius 61.5``, ``center: (232.3, 176.2); r = 88``): those name other
+    quantities. None when any other number is unnamed, named by a hedge (``maybe 240``) or by a
+    coordinate (``x=332``), or the pair is not written in parentheses."""
+    tuples = [v for v in (*parsed.fields.values(), *parsed.items) if isinstance(v, tuple)]
+    if len(tuples) != 1 or type(tuples[0]) is not Paren or len(tuples[0]) != 2 \
+            or any(isinstance(x, tuple) for x in tuples[0]) or not COORDINATES.isdisjoint(parsed.fields):
+        return None
+    labelled = {i for k, i in parsed.loose.items() if k not in HEDGE_WORDS and k not in COORDINATES}
+    others = [i for i, v in enumerate(parsed.items) if not isinstance(v, tuple)]
+    beside = len(others) + sum(not isinstance(v, tuple) for v in parsed.fields.values())
+    if not beside or any(i not in labelled for i in others):
+        return None  # nothing beside the tuple (the plain reading has it), or an unnamed number
+    return tuple(tuples[0])
 
 
 def _box_from(names, vals) -> tuple:
@@ -599,7 +619,18 @@ def _field_keys(specs, parsed: ParsedAnswer) -> dict:
     free = [k for k in written if k not in keys.values()]
     if len(keys) == len(specs) or not free:
         return keys
-    says = {k: [_says(_words(k), spec) for spec in specs] for k in free}
+    words = {k: _words(k) for k in free}
+    for k in parsed.phrases.keys() & words.keys():  # "the original row order is 3, …": the name is the phrase's
+        if not any(_says(words[k], spec) for spec in specs):
+            words[k] = tuple(w for p in parsed.phrases[k] for w in _words(p))
+    _add_said(specs, words, keys)
+    return keys
+
+
+def _add_said(specs, words: dict, keys: dict) -> None:
+    """Into ``keys``, for each field not in it, the one written name (of ``words``: name -> its
+    words) that says this field's name more than any other field's."""
+    says = {k: [_says(w, spec) for spec in specs] for k, w in words.items()}
     for j, spec in enumerate(specs):
         if spec.name in keys:
             continue
@@ -607,7 +638,36 @@ def _field_keys(specs, parsed: ParsedAnswer) -> dict:
         best = [k for n, k in mine if n == max(mine)[0]] if mine else []
         if len(best) == 1:
             keys[spec.name] = best[0]
-    return keys
+
+
+def _aside_values(specs, parsed: ParsedAnswer, named: dict) -> dict:
+    """The values said in passing (``no flip``, a remark's ``(ring index 2, …)``) for the number
+    fields no other value was given for, by their names (README, "Accepted answer formats")."""
+    keys: dict = {}
+    for spec in specs:
+        if spec.name not in named and spec.type != "sequence":
+            k = next((n for n in spec.names() if n in parsed.asides), None)
+            if k is not None:
+                keys[spec.name] = k
+    left = [s for s in specs if s.name not in named and s.name not in keys and s.type != "sequence"]
+    if left:
+        taken = set(keys.values())
+        _add_said(specs, {k: _words(k) for k in parsed.asides if k not in taken}, keys)
+    return {name: parsed.asides[k] for name, k in keys.items() if name not in named}
+
+
+def _letters_named(specs, parsed: ParsedAnswer, used: set) -> dict:
+    """Fields with one-letter names written under a name that spells them in another order
+    (``BGR = (139, 203, 81)``, ``GRB: 164, 126, 56``): each value is the field its letter names."""
+    letters = [s.name for s in specs]
+    if len(letters) < 2 or any(len(n) != 1 for n in letters):
+        return {}
+    for k in (*parsed.fields, *parsed.loose):
+        if len(k) == len(letters) and sorted(k) == sorted(letters) and k != "".join(letters):
+            v = _named_value(k, FieldSpec(k, type="sequence"), parsed, used)
+            if isinstance(v, tuple) and len(v) == len(letters) and not any(isinstance(x, tuple) for x in v):
+                return dict(zip(k, v))
+    return {}
 
 
 def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
@@ -620,6 +680,9 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
     if parsed.fields or parsed.loose:
         keys = _field_keys(specs, parsed)
         named = {spec.name: _named_value(keys[spec.name], spec, parsed, used) for spec in specs if spec.name in keys}
+        if not named:
+            named = _letters_named(specs, parsed, used)
+        _restated(specs, parsed, keys, named, used)
         for name in RATIO_FIELDS & named.keys():
             v = named[name]
             if keys[name] in parsed.percent_of and not isinstance(v, tuple) and abs(v) > 2:
@@ -629,6 +692,8 @@ def _read_fields(rule: Rule, parsed: ParsedAnswer) -> dict:
         obj = parsed.items[0][0]
         named = {s.name: obj.get(n) for s in specs for n in s.names() if obj.get(n) is not None}
         used = {0}
+    if parsed.asides and len(named) < len(specs):
+        named.update(_aside_values(specs, parsed, named))
     try:
         values = _field_values(specs, parsed, named, used, set(keys.values()))
     except _Ambiguous:
@@ -650,6 +715,9 @@ def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set, named_key
         rest = [v for i, v in enumerate(parsed.items) if i not in used]
         if len(rest) != len(missing):  # then the values under names the rule does not know
             rest = [v for k, v in parsed.fields.items() if k not in named_keys] + rest
+        if len(rest) != len(missing) and any(type(v) is Paren for v in rest) \
+                and not any(s.type == "sequence" for s in specs if s.name in missing):
+            rest = _flat_all(rest)  # "translation (-24, -49), rot_k=1": a tuple of the fields left
         if len(rest) == len(missing):  # 'ring=2, 135' style mixes are read in order
             it = iter(rest)
             values = [named[s.name] if s.name in named else next(it) for s in specs]
@@ -667,6 +735,24 @@ def _field_values(specs, parsed: ParsedAnswer, named: dict, used: set, named_key
         if len(values) != len(specs):
             raise _Shape(f"expected {len(specs)} values ({', '.join(s.name for s in specs)}), got {len(values)}")
     return values
+
+
+def _restated(specs, parsed: ParsedAnswer, keys: dict, named: dict, used: set) -> None:
+    """A field's value said again under another of its names (``rotation 90° CCW (rot_k=1)``) is
+    the same reading when it is the same value in the field's type."""
+    for spec in specs:
+        if spec.name not in named:
+            continue
+        for n in spec.names():
+            i = parsed.loose.get(n)
+            if n == keys.get(spec.name) or i is None or i in used or n in parsed.fields:
+                continue
+            try:
+                same = _typed_fields([spec], [parsed.items[i]], parsed) == _typed_fields([spec], [named[spec.name]], parsed)
+            except _Shape:
+                same = False
+            if same:  # (another value stays a value left over, as before)
+                used.add(i)
 
 
 def _segment_fields(specs, parsed: ParsedAnswer) -> list | None:

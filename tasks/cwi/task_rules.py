@@ -62,7 +62,7 @@ RULES: dict[str, dict] = {
         "fields": [
             {"name": "dx", "type": "int"},
             {"name": "dy", "type": "int"},
-            {"name": "rot_k", "aliases": ["rot", "k", "turns"], "type": "int"},
+            {"name": "rot_k", "aliases": ["rot", "k", "turns", "rotation"], "type": "int"},
             {"name": "fliph", "aliases": ["flip", "flip_h"], "type": "int"},
         ],
     },

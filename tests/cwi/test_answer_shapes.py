@@ -417,3 +417,56 @@ def test_true_false_are_values_only_where_a_value_stands():
     assert right("transform_chain", "[-118, -129, 0, true]", gold)
     assert not right("transform_chain", "(-118, -129, 0, False)", gold)
     assert judge("peak_count", "7 (True count)", "7").correct  # a word in prose stays prose
+
+
+# ------------------------------------------------------------------ readings of 2.2 (README "Accepted answer formats")
+
+def verdict_of(task, pred, gold) -> str:
+    s = judge(task, pred, gold)
+    return "unparsable" if s.status == UNPARSABLE else ("right" if s.correct else "wrong")
+
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    # a parenthesised remark whose words say what its numbers are: commentary, not a second value
+    ("peak_count", "9 (of 15 maxima above the floor)", "9", "right"),
+    ("peak_count", "9 (of 15 maxima above the floor)", "10", "wrong"),
+    ("restore_then_measure", "40.2% (144 degrees of the disc)", "40.2", "right"),
+    ("scan_moire", "0.95 (the period of A is 8.4 px)", "0.95", "right"),
+    ("transform_chain", "dx=5, dy=6, rot_k=3 (270 deg turn), fliph=1", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    ("color_count", "(about 12 colours)", "12", "right"),  # the remark is all there is: it is the answer
+    # ... and one that offers another value is a hedge: two readings, unparsable
+    ("peak_count", "9 (or maybe 10)", "9", "unparsable"),
+    ("peak_count", "9 (10?)", "9", "unparsable"),
+    ("peak_count", "9 (10 / 11 with a lower floor)", "9", "unparsable"),
+    ("grating_period", "40.1 (possibly 20.05 if half)", "40.1", "unparsable"),
+    ("alignment", "dx=3, dy=-2 (or maybe 9, 9)", "3,-2", "unparsable"),
+    ("alignment", "dx is either 3 or 9, dy = -2", "3,-2", "unparsable"),  # a hedge word names no number
+    # a name and its number in a parenthesis label the value; named values in one are named
+    ("ring_rotor", "the outer ring (index 4), 33.0 degrees", "ring=4, angle=33", "right"),
+    ("ring_rotor", "the outer ring (index 4), 33.0 degrees", "ring=3, angle=33", "wrong"),
+    ("transform_chain", "dx=5, dy=6, three quarter turns (rot_k=3), mirrored (fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    ("transform_chain", "dx=5, dy=6, rot_k=3, fliph=1 (dx=5, dy=6, rot_k=3, fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    ("transform_chain", "dx=5, dy=6, rot_k=3, fliph=1 (dx=5, dy=6, rot_k=2, fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "unparsable"),
+    # zero of what "no" names, for a number field the answer gives no other value
+    ("transform_chain", "dx=5, dy=6, rot_k=3, no flip", "dx=5, dy=6, rot_k=3, fliph=0", "right"),
+    ("transform_chain", "dx=5, dy=6, no rotation, flip: yes", "dx=5, dy=6, rot_k=0, fliph=1", "right"),
+    ("transform_chain", "dx=5, dy=6, no rotation, flip: yes", "dx=5, dy=6, rot_k=2, fliph=1", "wrong"),
+    ("shift_rot_align", "dx=1, dy=2, theta: none", "dx=1, dy=2, theta=0.5", "right"),
+    # a field's name away from its numbers: the words before the numbers name them
+    ("unshuffle2d", "the order of the rows is 2, 0, 1 and the order of the columns is 0, 2, 1",
+     "rows=[2,0,1]; cols=[0,2,1]", "right"),
+    ("rotated_jigsaw", "the tiles in order: 1, 0, 2, 3, then the quarter turns needed are 0, 1, 2, 3",
+     "tiles=[1,0,2,3]; rots=[0,1,2,3]", "right"),
+    # a pair beside other quantities, each named: the point; and a tuple for the fields left
+    ("circle_fit", "centre at (100.5, 80.0), radius 40", "100.5,80", "right"),
+    ("circle_fit", "(100.5, 80.0) radius 40", "100.5,80", "right"),
+    ("circle_fit", "(100.5, 80.0), 40", "100.5,80", "unparsable"),  # an unnamed number beside it
+    ("circle_fit", "(100.5, 80.0), maybe 40", "100.5,80", "unparsable"),
+    ("transform_chain", "offset (5, 6), rot_k=3, fliph=1", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    ("transform_chain", "rotation 270° (rot_k=3), shift (5, 6), fliph=1", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    # a stated channel order
+    ("swatch_rgb", "BGR = (10, 20, 30)", "30,20,10", "right"),
+    ("swatch_rgb", "bgr: 10, 20, 30", "10,20,30", "wrong"),
+])
+def test_readings_of_2_2(task, pred, gold, verdict):
+    assert verdict_of(task, pred, gold) == verdict
