@@ -452,8 +452,9 @@ def abstention(reading: str) -> None:
 
     sets = [("frozen", apply_reading(load("frozen"), reading)), ("frozen2", apply_reading(load("frozen2"), reading)),
             ("independent", apply_reading(load("independent"), reading)), ("frozen3", C.load_rows([FROZEN3])),
-            ("round 3 (covered languages)", [r for r in independent_rows(R3) if covered_tag(r["lang"])])]
-    print("set | responses | decided (coverage) | accuracy on decided | P | R | best answers on all | pending: rules/classifier, image after a conclusion, no image + negation, not covered")
+            ("round 3 (covered languages)", [r for r in independent_rows(R3) if covered_tag(r["lang"])]),
+            ("frozen5", C.load_rows([FROZEN5]))]
+    print("set | responses | decided (coverage) | accuracy on decided | P | R | best answers on all | pending: rules/classifier, image after a conclusion or a substitute word, no image + no conclusion, not covered")
     for name, rows in sets:
         images = row_images(rows)
         ds = [detect_in(r["text"], reading, image=im) for r, im in zip(rows, images)]
