@@ -15,7 +15,7 @@
 - ``answer_shapes_heldout2.jsonl`` (51 lines, real golds of ``--n 4 --seed 5521``): the shapes read
   in 2.2 (parenthesised remarks, hedges that stay unparsable, labels in parentheses, values in
   words, names away from their numbers, a tuple beside other quantities, a stated channel order),
-  written and committed (90e744b) before the reader changed: held-out 12/38 before, 37/38 first
+  written and committed (f7f4e40) before the reader changed: held-out 12/38 before, 37/38 first
   run after (tune 3/13 → 13/13).
 
 A scorer verdict: status ok and correct = right, ok and not correct = wrong, status unparsable =
