@@ -437,7 +437,28 @@ def _corners(v):
     return v[0] + v[1] if _is_corner_pair(v) else v
 
 
+# "x: 199–527, y: 234–503", "x from 199 to 527, y from 234 to 503": a box as a range per axis (box
+# coordinates are never negative, so a dash between two of them is a range, not a minus)
+_AXIS_RANGE = re.compile(r"(?<![A-Za-z_])([xy])[ \t]*+[:=]?[ \t]*+(?:from[ \t]++)?(\d++(?:\.\d++)?)[ \t]*+"
+                         r"(?:[-\u2010-\u2014\u2212]|to(?![A-Za-z])|\.\.)[ \t]*+(\d++(?:\.\d++)?)(?![\d.])", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+
+
+def _axis_ranges(span: str | None) -> tuple | None:
+    """The box of an answer that is one range per axis and no other number, else None."""
+    if not span or len(span) > 200 or ("x" not in span and "X" not in span):
+        return None
+    found = _AXIS_RANGE.findall(span)
+    axes = {a.lower(): (float(lo), float(hi)) for a, lo, hi in found}
+    if len(found) != 2 or set(axes) != {"x", "y"} or _DIGIT.search(_AXIS_RANGE.sub(" ", span)):
+        return None
+    return ((axes["x"][0], axes["y"][0], axes["x"][1], axes["y"][1]),)
+
+
 def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
+    box = _axis_ranges(parsed.span)
+    if box:
+        return box
     if parsed.items and any(type(v) is tuple or type(v) is Paren for v in parsed.fields.values()):
         # "box A: (705,469)-(777,581); box B: ...": labels before groups, one box per part
         boxes = _per_part(parsed, lambda p: _boxes_of(_positional(p)))

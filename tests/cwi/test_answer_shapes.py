@@ -464,6 +464,11 @@ def verdict_of(task, pred, gold) -> str:
     ("circle_fit", "(100.5, 80.0), maybe 40", "100.5,80", "unparsable"),
     ("transform_chain", "offset (5, 6), rot_k=3, fliph=1", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
     ("transform_chain", "rotation 270° (rot_k=3), shift (5, 6), fliph=1", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
+    # a box as one range per axis (box coordinates are never negative: the dash is a range)
+    ("crop_provenance", "x: 100-300, y: 50-250", "[100,50,300,250]", "right"),
+    ("crop_provenance", "x from 100 to 300 and y from 50 to 250", "[100,50,300,250]", "right"),
+    ("crop_provenance", "x: 100-300, y: 50-250 (or 60-260)", "[100,50,300,250]", "unparsable"),
+    ("alignment", "100-300", "100,-300", "right"),  # not a box: the dash is a minus
     # a stated channel order
     ("swatch_rgb", "BGR = (10, 20, 30)", "30,20,10", "right"),
     ("swatch_rgb", "bgr: 10, 20, 30", "10,20,30", "wrong"),

@@ -40,8 +40,6 @@ DATA = Path(__file__).parent / "data"
 
 # id -> why the scorer's verdict differs from the label (and is left so)
 KNOWN_300 = {
-    "retouch_region-216": "'x: 199–527, y: 234–503' (ranges per axis): '–' reads as a minus (README: a range "
-                          "and a negative number read two ways)",
     "channel_mix-297": "'(218,145,113) → (160,124,173)': the restated input is a second value (an arrow is not read)",
     # labels that follow README decisions of 2.0, changed in 2.1 by the round-3 set's reading
     "rot_scale-043": "'scale=92.9%' is 0.929 in 2.1 (a ratio written with '%'; label: 92.9, a unit only)",
