@@ -294,7 +294,7 @@ ROUNDS = {"r3": R3, "r4": R4, "r5": R5}
 FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written here before the round-3 changes
 FROZEN5 = ROOT / "tests" / "dod" / "data" / "refusal_frozen5.jsonl"  # written before round 5's changes, with ``image``
 # How the labelled sets show that a response delivered an image (they hold text only)
-IMAGE_MARK = re.compile(r"<image>|\[image\]|!\[[^\]]*\]\([^)]*\)|\b[\w./-]+\.(?:png|jpe?g|webp)\b", re.I)
+IMAGE_MARK = re.compile(r"<image(?:[:\s][^>]*)?>|\[image\]|!\[[^\]]*\]\([^)]*\)|\b[\w./-]+\.(?:png|jpe?g|webp)\b", re.I)
 MARKED_SHARE = 0.1  # a set marks its images when at least this share of its responses carries a mark
 
 

@@ -157,8 +157,9 @@ def test_abstention_on_the_labelled_sets():
     from lmms_plugins.tasks.dod.refusal.text import detect_in
 
     r3 = [r for r in bench.independent_rows(DATA / "refusal_independent_r3.jsonl") if r["lang"] in COVERED]
-    # round 3 decides 179 of 218 since 2.5 (187 before: every no-image response without a conclusion is pending)
-    for rows, min_decided in ((r3, 0.8), (read_jsonl(DATA / "refusal_frozen3.jsonl"), 0.75),
+    # 2.5: round 3 decides 199 of 218, frozen3 58 of 61 (187 and 48 at 2.2-2.4: a no-image response without a
+    # conclusion is pending, a rule conclusion with no image that the classifier doubts is decided)
+    for rows, min_decided in ((r3, 0.9), (read_jsonl(DATA / "refusal_frozen3.jsonl"), 0.9),
                               (read_jsonl(DATA / "refusal_frozen.jsonl"), 0.95)):
         images = bench.image_flags([r["text"] for r in rows])
         ds = [detect_in(r["text"], "all", image=im) for r, im in zip(rows, images)]
@@ -186,3 +187,16 @@ def test_abstention_on_the_labelled_sets():
 ])
 def test_constructions(text, refused):
     assert detect_refusal(text).refused is refused, detect_refusal(text).why
+
+
+# a conclusion the rules read that the classifier doubts (terse, in words it has not seen)
+RULE_CONCLUSION_CLASSIFIER_UNSURE = ["没有解法。", "Unlösbar.", "不行，做不到。"]
+
+
+@pytest.mark.parametrize("text", RULE_CONCLUSION_CLASSIFIER_UNSURE)
+def test_a_rule_conclusion_with_no_image_is_decided_inside_the_default_band(text):
+    assert detect_refusal(text).verdict == UNCERTAIN  # image not known: rules and classifier disagree
+    d = detect_refusal(text, image=False)  # no image: the output agrees with the rules (2.5)
+    assert d.refused and d.verdict == REFUSED and d.why.startswith("a conclusion the rules read and no image")
+    assert detect_refusal(text, image=True).verdict == UNCERTAIN  # an image: drawn anyway, or undone
+    assert detect_refusal(text, image=False, margin=3.0).verdict == UNCERTAIN  # a wider band asks the judge

@@ -34,7 +34,7 @@ def detect_refusal(text: str | None, use_classifier: bool = True, margin: float 
                                    REFUSED if r.refused else NOT_REFUSED, None)
     else:
         decision = combine(text, r, margin)
-    return _with_output(text, r, _with_coverage(text, r, decision), image)
+    return _with_output(text, r, _with_coverage(text, r, decision), image, margin)
 
 
 def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> RefusalDecision:
@@ -59,7 +59,8 @@ SUBSTITUTE_RULES = frozenset({"substitute"})
 DRAWN_SURE_Z = 4.5
 
 
-def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: bool | None) -> RefusalDecision:
+def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: bool | None,
+                 margin: float = MARGIN) -> RefusalDecision:
     """``uncertain`` where what the text concludes and what the response did disagree, or where a "not refused"
     would rest on nothing but the absence of words the rules know (README "Abstention"; calibrated by replaying
     the first runs of rounds 3 and 4 and the fifth frozen split):
@@ -76,7 +77,16 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
 
     ``image`` None (not known) applies none of them: with nothing known about the output, the unmarked sets
     would lose half their decisions (README "Abstention", 2.5).
+
+    And the other way: a conclusion the rules read that only the classifier doubts (inside the default band),
+    in a covered text, with no image delivered, is decided "refused": what the response did agrees with the
+    rules (2.5; on the replayed first runs every such response was a decline). A wider ``margin`` than the
+    default (the user asks for more judging) keeps them uncertain.
     """
+    if image is False and decision.verdict == UNCERTAIN and decision.covered and r.refused and decision.refused \
+            and margin <= MARGIN and not decision.official_abstain:
+        return replace(decision, verdict=REFUSED,
+                       why=f"a conclusion the rules read and no image delivered: the output agrees (the classifier's doubt set aside); {decision.why}")
     if image is None or decision.official_abstain or decision.verdict == UNCERTAIN:
         return decision
     if decision.refused and image:
