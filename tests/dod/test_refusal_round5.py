@@ -56,3 +56,12 @@ def test_nothing_to_any_verb_is_a_missing_referent(text):
 ])
 def test_nothing_to_in_another_reading_is_not(text):
     assert not detect_refusal(text).refused
+
+
+@pytest.mark.parametrize("text", ["No route reaches the exit, sorry.", "Ce n'est pas possible : aucune solution, sorry about that."])
+def test_a_closing_apology_does_not_retract(text):
+    assert detect_refusal(text).refused
+
+
+def test_sorry_followed_by_a_correction_still_retracts():
+    assert not detect_refusal("No route reaches the exit — sorry, I misread (2,5): it is open. Path drawn.").refused

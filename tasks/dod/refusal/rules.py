@@ -430,8 +430,10 @@ _RETRACT = re.compile(
     r"|^(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(?:'d|\s+would|\s+might|\s+thought)\b"
     r"|^(?:等等|等一下|不对|其实|其實|待って|いや|実は|attends|attendez|en\s+fait|non,|espera|en\s+realidad|moment|doch|eigentlich|aspetta|espere)",
     re.I)
+# "sorry" retracts only when a correction follows it ("sorry, I misread"), not as a closing apology ("Unsolvable,
+# sorry.", "can't be done, sorry about that")
 _RETRACT_SAME = re.compile(
-    r"\b(?:wait|actually|no,?\s+hold\s+on|hold\s+on|sorry|i\s+misread|never\s*mind|then\s+again|on\s+second\s+thought|on\s+reflection|hmm+|rethinking|re-?reading|looking\s+again|correction|after\s+all)\b"
+    r"\b(?:wait|actually|no,?\s+hold\s+on|hold\s+on|sorry(?=[,;:\s—-]+[\w(])(?!\s+(?:about|for|to)\b)|i\s+misread|never\s*mind|then\s+again|on\s+second\s+thought|on\s+reflection|hmm+|rethinking|re-?reading|looking\s+again|correction|after\s+all)\b"
     r"|\bbut\b[^.]{0,80}\b(?:isn't|is\s+not|wrong|missed|misread|after\s+all)\b"
     r"|等等|其实|待って|実は|attends|en\s+fait|espera|en\s+realidad|Moment|doch",
     re.I)
