@@ -326,7 +326,7 @@ def _parse_tokens(span: str) -> tuple:
     tail: str | None = None  # the top-level field that comma-separated numbers may continue
     phrase: list = []  # the words since the last number or punctuation (the last 12)
     negated = 0  # words left that a "no" makes zero ("no flip", "no horizontal flip")
-    after_number = False  # the previous token was a number
+    after_number = False  # the previous token was a number that a name stood before ("tile 3")
     n_numbers = 0
 
     # findall's group tuples (one group non-empty) cost less than Match objects per token; a long
@@ -376,11 +376,11 @@ def _parse_tokens(span: str) -> tuple:
                     tails.setdefault(tail, []).append(len(frame[1]))
                 frame[1].append(value)
                 run = None
+            after_number = last_name is not None and frame is root
             last_name = None
             if phrase:
                 phrase = []
             negated = 0
-            after_number = True
             continue
         after_number_before, after_number = after_number, False
         if word:
@@ -447,9 +447,11 @@ def _parse_tokens(span: str) -> tuple:
                 parent = frame = stack[-1]
                 parent[4] = parent[4] or numeric
                 target = parent[3] if parent[3] is not None else fields
-                if box is not None and box[0] and not box[1] and name is None and numeric:
+                if box is not None and not box[1] and name is None and numeric and (
+                        box[0] or (not box[4] and not box[2] and len(values) == len(box[3]) == 1)):
                     # a remark: its words say what its numbers are ("24 (of 31 local maxima)"), so
                     # they are not the answer; a name it gives may still be one the rule asks for
+                    # ("The middle ring (index 1)"; "tile 3 (rot 270)" pairs with the named number before)
                     remarks.append((values, box[2]))
                     for k, v in box[2].items():
                         asides.setdefault(k, v)
@@ -462,14 +464,6 @@ def _parse_tokens(span: str) -> tuple:
                         if k in fields and fields[k] != v:
                             clashes.add(k)
                         fields[k] = v
-                    if not box[1] and not box[4] and name is None and len(values) == len(box[3]) == 1 and not box[2]:
-                        # "The middle ring (index 1)": a name and its number ("tile 3 (rot 270)" pairs them)
-                        k = box[3][0][0]
-                        if k not in loose:
-                            loose[k] = len(parent[1])
-                        parent[1].append(values[0])
-                        pending = last_name = run = tail = None
-                        continue
                 if names is not None:  # an object inside a list: one item, its names kept
                     if names or values:
                         parent[1].append(Obj(tuple(names.values()) + tuple(values), tuple(names)))

@@ -444,6 +444,8 @@ def verdict_of(task, pred, gold) -> str:
     # a name and its number in a parenthesis label the value; named values in one are named
     ("ring_rotor", "the outer ring (index 4), 33.0 degrees", "ring=4, angle=33", "right"),
     ("ring_rotor", "the outer ring (index 4), 33.0 degrees", "ring=3, angle=33", "wrong"),
+    ("peak_count", "12 (threshold 0.5)", "12", "right"),  # a name the rule does not ask for: another quantity
+    ("ring_rotor", "ring 4 (index 4 from the centre), 33.0 degrees", "ring=4, angle=33", "right"),
     ("transform_chain", "dx=5, dy=6, three quarter turns (rot_k=3), mirrored (fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
     ("transform_chain", "dx=5, dy=6, rot_k=3, fliph=1 (dx=5, dy=6, rot_k=3, fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "right"),
     ("transform_chain", "dx=5, dy=6, rot_k=3, fliph=1 (dx=5, dy=6, rot_k=2, fliph=1)", "dx=5, dy=6, rot_k=3, fliph=1", "unparsable"),
