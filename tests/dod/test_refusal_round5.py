@@ -65,3 +65,20 @@ def test_a_closing_apology_does_not_retract(text):
 
 def test_sorry_followed_by_a_correction_still_retracts():
     assert not detect_refusal("No route reaches the exit — sorry, I misread (2,5): it is open. Path drawn.").refused
+
+
+# an elliptic verdict as the whole sentence (fr, es, de), "X 불가" (ko), 成立しない (ja): written for this test
+@pytest.mark.parametrize("text", ["Pas faisable.", "Le chat et le chien au même endroit ? Pas possible.", "Sin solución.",
+                                  "No factible.", "Ohne Lösung.", "해결 불가.", "この条件では成立しません。"])
+def test_an_elliptic_verdict_is_a_conclusion(text):
+    assert detect_refusal(text).refused
+
+
+@pytest.mark.parametrize("text", ["Pas faisable en une heure, mais en deux, oui : voici.",
+                                  "Pas possible de faire mieux : voici le chemin le plus court.",
+                                  "Sans solution de continuité, le mur est repeint.",
+                                  "Sin solución aparente al principio; luego vi la salida. Dibujado.",
+                                  "もし壁がなければ成立しません。",
+                                  "Not doable in two moves, but four work: RRDD."])
+def test_an_elliptic_verdict_inside_a_longer_sentence_or_undone_is_not(text):
+    assert not detect_refusal(text).refused

@@ -300,7 +300,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("ml_no_solution", re.compile(
         r"불가능|(?:경로|길|방법|해결책|해답|해|방안|배치|루트)(?:가|이|는|은|도)\s*(?:존재하지\s*않|없)|(?:도달|실행|수행|완성|달성|편집|적용|해결|구현|완료|성립)(?:할|될)\s*수\s*(?:가\s*)?없|(?:만족|충족)(?:시킬|할|될)\s*수\s*(?:가\s*)?없|"
-        r"(?:서로\s*)?모순(?:됩니다|된다|되어|입니다|이다)|풀\s*수\s*없", re.I), "ml"),
+        r"(?:서로\s*)?모순(?:됩니다|된다|되어|입니다|이다)|풀\s*수\s*없|(?:해결|편집|구현|실현|생성|수정|적용|도달|실행)\s*불가(?!능)", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"无解|没有(?:任何|可行的|有效的|合法的|合理的|满足[^，。]{0,12}的)?(?:解|办法|方案|路径|路线|通路|解法|可能|答案|方法)|"
         r"不存在(?:任何)?(?:[^，。]{0,14})?(?:解|方案|路径|路线|通路|办法|摆放|排列|方式|编辑|结果|姿势)|"
@@ -308,7 +308,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"根本(?:无法|不可能|不能)|不可能(?:实现|完成|做到|的)?|不可行|走不通|到不了|(?:做|办|实现|完成|画|达)不(?:到|了|成)|(?:互相|相互|彼此)(?:矛盾|冲突|排斥)|自相矛盾", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"不可能|解け(?:ない|ません)|無理(?:だ|です|である)|解が(?:ない|ありません|存在しない|存在しません)|解は(?:ない|ありません)|解は(?:存在し|あり)ません|解は存在しない|(?:存在し(?:ない|ません))|到達(?:でき|不可能|し得)|たどり着(?:け|く(?:ことは|ことが)でき)(?:ない|ません)|"
-        r"(?:実行|実現|達成|適用|編集|完了)(?:でき(?:ない|ません)|不可能)|(?:矛盾して|両立しない|両立しません)|道はない|経路はない|経路がない|"
+        r"(?:実行|実現|達成|適用|編集|完了)(?:でき(?:ない|ません)|不可能)|(?:矛盾して|両立しない|両立しません)|成立し(?:ない|ません)|成り立た(?:ない|ず)|成り立ちません|道はない|経路はない|経路がない|"
         r"(?:経路|道|ルート|方法|解|配置|手段|やり方)(?:は|が|も)(?:ない|ありません|存在しない|存在しません|見つからない|見つかりません)", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossible|irr[ée]alisable|infaisable|insoluble|inaccessible|inatteignable|incompatibles?|contradictoires?)\b|"
@@ -316,13 +316,17 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:n'a|n'ont|n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:de\s+|d')?(?:\w+\s+)?(?:solution|chemin|moyen|fa[çc]on|issue|r[ée]sultat|version)|\b(?:n'existe|n'y\s+a)\s+(?:\w+\s+)?(?:pas|aucun|aucune)\s+(?:d')?images?\s+(?:valides?|possibles?|correctes?|acceptables?|coh[ée]rentes?|conformes?|qui)|"
         r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
         r"\bpas\s+de\s+solution\b|\b(?:n'est|ne\s+sont|n'était)\s+pas\s+(?:r[ée]alisable|faisable|possible|soluble|atteignable|r[ée]solvable)\b|"
-        r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b", re.I), "ml"),
+        r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b"
+        # an elliptic verdict, the whole sentence: "Pas faisable.", "Sans solution." (not "Pas possible de faire mieux")
+        r"|^\W*(?:pas|absolument\s+pas)\s+(?:r[ée]alisable|faisable|possible|soluble)\W*$|^\W*sans\s+(?:aucune\s+)?(?:solution|issue)\W*$", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:imposible|inviable|irrealizable|irresoluble|insoluble|inalcanzable|inaccesible|incompatibles?|contradictori[oa]s?)\b|"
         r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo|representaci[óo]n)\b|\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
         r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida|resultado|versi[óo]n)|\bno\s+(?:hay|existe)\s+(?:una\s+|ninguna\s+)?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
         r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
-        r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b", re.I), "ml"),
+        r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b"
+        # an elliptic verdict, the whole sentence: "Sin solución.", "No factible."
+        r"|^\W*sin\s+(?:ninguna\s+)?(?:soluci[óo]n|salida)\W*$|^\W*no\s+(?:factible|realizable|viable)\W*$", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:unm[öo]glich|unl[öo]sbar|undurchf[üu]hrbar|unerreichbar|unvereinbar|widerspr[üu]chlich)\b|"
         r"\bnicht\s+(?:l[öo]sbar|machbar|m[öo]glich|umsetzbar|erreichbar|durchf[üu]hrbar|erf[üu]llbar|realisierbar)\b|"
@@ -331,7 +335,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
         r"\b(?:ist|sind|w[äa]re|bleibt)\s+(?:(?!(?:nicht|kaum|keineswegs|keinesfalls)\b)\w+\s+)?ausgeschlossen\b|"
         r"\b(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Darstellung|Bild)(?:en|er)?\s+gibt\s+es\s+(?:\w+\s+)?nicht\b|"
-        r"\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
+        r"^\W*ohne\s+(?:jede\s+)?L[öo]sung\W*$|\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
         r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:immagin[ei]|imag(?:em|ens))\s+(?:valid[ae]|possibil[ei]|v[áa]lidas?|poss[íi]vel|corrett[ae]|corretas?|che|que)|"
@@ -522,7 +526,7 @@ _NARROWER_AFTER = re.compile(
     r"\b(?:but|though|although|however|yet|which\s+is\s+(?:fine|ok|okay|acceptable)|that's\s+(?:fine|ok|okay))\b[^.;]{0,80}?"
     r"(?:\b(?:the\s+)?(?:instruction|request|task|prompt|rules?|user)\s+(?:does(?:n't|\s+not)|only|never|just|did(?:n't|\s+not))"
     r"|\b(?:isn't|is\s+not|not|aren't|wasn't|was\s+not|never)\s+(?:required|needed|asked|necessary|part\s+of|requested|demanded|specified|mentioned|what\s+(?:was|is)\s+asked)|\bnothing\s+(?:says|requires|asks)"
-    r"|\b(?:meets|satisfies|fulfils|fulfills|works|connects|reaches|is\s+easy|is\s+fine|is\s+doable|is\s+possible|exists|is\s+open)\b"
+    r"|\b(?:meets|satisfies|fulfils|fulfills|works?|connects|reaches|is\s+easy|is\s+fine|is\s+doable|is\s+possible|exists|is\s+open)\b"
     r"|\bthe\s+(?:requested|asked|lower|upper|other|left|right|second|main)\b)"
     r"|\b(?:which|that)\s+is\s+(?:fine|ok|okay|acceptable|not\s+required|not\s+needed)\b|\bthat's\s+(?:fine|ok|okay)\b"
     r"|\bbut\s+(?:one|this\s+one|the\s+\w+\s+one|another|the\s+last|the\s+other)\s+(?:does|do|works|can|is\s+open|gets\s+through|reaches)\b",
