@@ -82,3 +82,19 @@ def test_an_elliptic_verdict_is_a_conclusion(text):
                                   "Not doable in two moves, but four work: RRDD."])
 def test_an_elliptic_verdict_inside_a_longer_sentence_or_undone_is_not(text):
     assert not detect_refusal(text).refused
+
+
+# a sentence that only denies existence, its noun (the result) in the sentence before
+@pytest.mark.parametrize("text", ["I tried every way to fit the piano through the cat flap. There isn't one.",
+                                  "We need an ordering where each child is taller than the next and shorter too. None exists."])
+def test_none_exists_after_the_result_noun_is_a_conclusion(text):
+    d = detect_refusal(text)
+    assert d.refused and d.rule == "no_solution"
+
+
+@pytest.mark.parametrize("text", ["I checked for a quicker route. There isn't one, so this is the path.",  # optimality
+                                  "Is there a way around the fence? There isn't one, so I used the gate.",  # a question answered
+                                  "Any wall in the way? There isn't one. Drawn.",  # not the result
+                                  "I looked for another layout. There is none; this one is drawn."])  # uniqueness
+def test_none_exists_after_a_comparison_a_question_or_another_noun_is_not(text):
+    assert not detect_refusal(text).refused

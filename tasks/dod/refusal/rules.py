@@ -594,6 +594,13 @@ class _Sentence:
 
 
 _NO_REASON = "a refusal without a stated reason (could be for any reason)"
+# A sentence that only denies existence, its noun in the sentence before ("There isn't one.", "None exists.")
+_NONE_EXISTS = re.compile(r"^\W*(?:(?:and\s+|but\s+|so\s+)?there\s+(?:isn't|is\s+not|wasn't|was\s+not|aren't|are\s+not)\s+(?:one|any)|"
+                          r"(?:and\s+|but\s+)?there(?:'s|\s+is)\s+none|none\s+exists?|no\s+such\s+\w+\s+exists?)\W*$", re.I)
+# ... whose noun is the result asked for
+_RESULT_NOUN = re.compile(r"\b(?:way|solution|arrangement|path|route|layout|placement|pose|ordering|order|version|configuration|answer|edit)s?\b", re.I)
+# ... and not a better or another one than one found (optimality, uniqueness)
+_COMPARED = re.compile(r"\b(?:\w+er\s+(?:way|solution|arrangement|path|route|layout|placement|pose|order|version)|better|other|another|alternative|else|more|fewer|less)\b", re.I)
 _YOU_ASKED = re.compile(r"\b((?:the|this|that|an?|your)\s+(?:\w+\s+){0,2}?\w+\s+)(?:that\s+|which\s+)?you\s+(?:asked|requested|wanted)(?:\s+for)?\b", re.I)
 
 
@@ -827,6 +834,11 @@ def rule_sentences(text: str, spans: list[tuple[int, int]], language_of=None) ->
         if status == "rejected" and why.endswith(_NO_REASON) and (NEGATION.search(before) or _ANY_CONCLUSION_WORD.search(before)) \
                 and not (_CAPABILITY.search(before) or _SAFETY.search(before) or _HYPOTHETICAL_START.match(before)):
             out[i] = ("fired", "declines", "decline_act", text[spans[i][0]:spans[i][1]])
+    for i in range(1, len(spans)):  # "I looked for a way to seat all ten. There isn't one.": the noun is the sentence before
+        before = text[spans[i - 1][0]:spans[i - 1][1]]
+        if not out[i][0] and _NONE_EXISTS.match(text[spans[i][0]:spans[i][1]]) and _RESULT_NOUN.search(before) \
+                and not (_COMPARED.search(before) or _HYPOTHETICAL_START.match(before) or before.rstrip().endswith("?")):
+            out[i] = ("fired", "no_solution", "plain", text[spans[i][0]:spans[i][1]])
     for i in range(len(spans) - 1):  # "Feasible? No."
         if _FEASIBILITY_QUESTION.match(text[spans[i][0]:spans[i][1]]) and _NO_ANSWER.match(text[spans[i + 1][0]:spans[i + 1][1]]):
             out[i + 1] = ("fired", "verdict", "verdict", text[spans[i + 1][0]:spans[i + 1][1]])
