@@ -98,3 +98,34 @@ def test_none_exists_after_the_result_noun_is_a_conclusion(text):
                                   "I looked for another layout. There is none; this one is drawn."])  # uniqueness
 def test_none_exists_after_a_comparison_a_question_or_another_noun_is_not(text):
     assert not detect_refusal(text).refused
+
+
+# more shapes of the decision and the verdict, written for this test, each with a twin
+@pytest.mark.parametrize("text", [
+    "A kite can't fly underwater, so I'll give this one a miss.",
+    "Nothing I could draw fits both, so there's nothing I can draw.",
+    "What you're asking for cannot exist: a cube with five faces.",
+    "Une bougie allumée sous l'eau ? Je préfère ne rien produire.",
+    "La consigne se contredit : le verre doit être plein et vide.",
+    "Un gato no puede dormir y saltar a la vez; prefiero no generar nada.",
+    "Die Anfrage widerspricht sich. Ich verzichte auf ein Bild.",
+    "Ein Hund, der gleichzeitig sitzt und rennt? Daraus wird nichts.",
+    "扉を開けたまま閉めることはできないので、このご依頼にはお応えできません。",
+    "물을 끓이면서 얼릴 수는 없으니 이 요청은 들어드릴 수 없습니다.",
+])
+def test_more_decline_shapes_are_conclusions(text):
+    assert detect_refusal(text).refused
+
+
+@pytest.mark.parametrize("text", [
+    "There is nothing I can draw better than this layout. Done.",
+    "A shadow can't exist without light, so I added a lamp.",
+    "This scene doesn't exist yet, so I created it.",
+    "Je préfère ne pas trop modifier le fond : seule la tasse change.",
+    "Prefiero no editar el fondo; solo cambié la taza.",
+    "Ich verzichte auf die Änderung der Farbe und verschiebe nur die Lampe.",
+    "Parecía imposible, pero hay un hueco a la izquierda. Listo, la silla está ahí.",
+    "On pourrait croire que c'est impossible, mais le chat tient sur l'étagère. Voilà.",
+])
+def test_their_twins_are_not(text):
+    assert not detect_refusal(text).refused

@@ -195,7 +195,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+(?:{_QUAL}{_NOUNS}|\w+\s+{_RESULT_NOUNS})\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\b(?:(?:this|that|the|your)\s+(?:request|task|edit|maze|puzzle|instruction|problem)|this|it|that)\s+(?:doesn't|does\s+not)\s+(?:really\s+)?have\s+(?:a|any)\s+(?:valid|possible|feasible|correct|workable|consistent|honest|legitimate|sensible|realistic|single)\s+{_NOUNS}\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\bno\s+{_QUAL}{_NOUNS}\s+(?:exists?|is\s+possible|can\s+exist|remains?|works?)\b", re.I), "noun"),
-    ("no_solution", re.compile(rf"\b(?:{_NOUNS}|one)\b[^.,;:!?]{{0,40}}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:possibly\s+)?exist\b", re.I), "plain"),
+    ("no_solution", re.compile(rf"\b(?:{_NOUNS}|one)\b[^.,;:!?]{{0,40}}?\b(?:does\s+not|doesn't|do\s+not|don't|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:possibly\s+)?exist\b(?!\s+yet\b)", re.I), "plain"),
     ("no_way", re.compile(rf"\bno\s+(?:(?:possible|legal|valid|other|feasible|conceivable)\s+)?(?:way|means)\s+(?:to|of|for\s+(?:it|this|the\s+\w+)\s+to)\s+(?:\w+\s+){{0,2}}?(?:{_TASK_VERBS}|be\s+{_PARTICIPLES})", re.I), "plain"),
     ("no_way", re.compile(rf"\bno\s+(?:valid\s+|possible\s+|legal\s+)?way\s+(?:for\s+(?:it|this|the\s+\w+)\s+)?to\s+be\s+{_PARTICIPLES}", re.I), "plain"),
     # "the request is impossible", "Unsolvable.", "these constraints are mutually incompatible"
@@ -284,6 +284,16 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\bnothing\s+(?:(?:here|there|left|in\s+(?:the|this)\s+\w+)\s+)?(?:for\s+me\s+)?to\s+"
         r"(?!(?:worry|fear|lose|add|report|say|see|do|declare|prove|hide|gain|complain|be|it|show|note|mention|correct|object|"
         r"argue|discuss|explain|clarify|tell|ask|check|verify|go\s+on|write\s+home|sneeze|laugh|smile)\b)[a-z]{3,}\b(?!\s+(?:about|with|of)\b)", re.I), "referent"),
+    # More shapes of the decision and of the verdict: "I'll give this one a miss", "there's nothing I can draw",
+    # "what you describe can't exist" (its subject is the requested result, not a thing in the scene)
+    ("declines", re.compile(
+        r"\b(?:give|giving)\s+(?:this(?:\s+one)?|it|that(?:\s+one)?|the\s+(?:edit|request|image))\s+a\s+miss\b"
+        r"|\bnothing\s+(?:that\s+)?(?:i|we)\s+(?:can|could)\s+(?:honestly\s+|faithfully\s+|truthfully\s+)?(?:draw|generate|produce|render|make|show|edit|depict)\b"
+        r"(?!\s+(?:better|more|faster|nicer|else)\b)", re.I), "decline_act"),
+    ("no_solution", re.compile(
+        r"\b(?:what\s+you(?:'re|\s+are)?\s+(?:describe|describing|ask(?:ing)?\s+for|want|request(?:ing)?)|such\s+an?\s+(?:scene|image|picture|photo|result|edit|arrangement|configuration|state|object|thing)|"
+        r"(?:this|that|the\s+requested)\s+(?:scene|image|picture|combination|configuration|state|result))\s+"
+        r"(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:possibly\s+|really\s+|actually\s+)?exist\b", re.I), "plain"),
     # The thing to edit is absent: "I can't age a tree that isn't there", "the request refers to something the
     # image doesn't contain"
     ("missing_referent", re.compile(
@@ -317,6 +327,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\bne\s+(?:peut|peuvent|pourra|pourrait)\s+pas\s+[êe]tre\s+(?:r[ée]alis|appliqu|effectu|satisf|ex[ée]cut|atteint|r[ée]solu|dessin|fait|respect)\w*|"
         r"\bpas\s+de\s+solution\b|\b(?:n'est|ne\s+sont|n'était)\s+pas\s+(?:r[ée]alisable|faisable|possible|soluble|atteignable|r[ée]solvable)\b|"
         r"\bce\s+n'est\s+pas\s+(?:r[ée]alisable|faisable|possible)\b|\b(?:se\s+)?contredisent\b|s'excluent\b"
+        r"|\b(?:la\s+demande|la\s+consigne|l'instruction|cela|ça|ceci)\s+se\s+contredit\b"
         # an elliptic verdict, the whole sentence: "Pas faisable.", "Sans solution." (not "Pas possible de faire mieux")
         r"|^\W*(?:pas|absolument\s+pas)\s+(?:r[ée]alisable|faisable|possible|soluble)\W*$|^\W*sans\s+(?:aucune\s+)?(?:solution|issue)\W*$", re.I), "ml"),
     ("ml_no_solution", re.compile(
@@ -324,7 +335,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?(?:camino|soluci[óo]n|ruta|disposici[óo]n|colocaci[óo]n|forma|manera|edici[óo]n|resultado|versi[óo]n|pose|orden|posibilidad|modo|representaci[óo]n)\b|\b(?:ning[úu]n|ninguna)\s+(?:\w+\s+){0,2}?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
         r"\bno\s+(?:hay|existe|tiene)\s+(?:una\s+|ninguna\s+|ning[úu]n\s+)?(?:\w+\s+)?(?:soluci[óo]n|camino|ruta|forma|manera|salida|resultado|versi[óo]n)|\bno\s+(?:hay|existe)\s+(?:una\s+|ninguna\s+)?im[áa]gen(?:es)?\s+(?:v[áa]lida|posible|correcta|aceptable|coherente|que)|"
         r"\bno\s+se\s+puede(?:n)?\s+(?:cumplir|realizar|hacer|aplicar|resolver|alcanzar|lograr|satisfacer|ejecutar|llevar\s+a\s+cabo)|"
-        r"\bse\s+(?:contradicen|excluyen)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b"
+        r"\bse\s+(?:contradicen|excluyen|contradice)\b|\b(?:eso|esto|algo\s+as[íi]|tal\s+cosa)\s+no\s+puede\s+(?:ocurrir|suceder|existir|pasar)\b|\bno\s+(?:es|son|resulta)\s+(?:factible|posible|realizable|viable|alcanzable)\b"
         # an elliptic verdict, the whole sentence: "Sin solución.", "No factible."
         r"|^\W*sin\s+(?:ninguna\s+)?(?:soluci[óo]n|salida)\W*$|^\W*no\s+(?:factible|realizable|viable)\W*$", re.I), "ml"),
     ("ml_no_solution", re.compile(
@@ -335,7 +346,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         r"\b(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}?nicht\s+(?:\w+\s+)?(?:erf[üu]llt|umgesetzt|durchgef[üu]hrt|gel[öo]st|erreicht|realisiert|angewendet|ausgef[üu]hrt)\s+werden|"
         r"\b(?:ist|sind|w[äa]re|bleibt)\s+(?:(?!(?:nicht|kaum|keineswegs|keinesfalls)\b)\w+\s+)?ausgeschlossen\b|"
         r"\b(?:L[öo]sung|Weg|Pfad|Route|Anordnung|M[öo]glichkeit|Bearbeitung|Ergebnis|Version|Pose|Reihenfolge|Platzierung|Darstellung|Bild)(?:en|er)?\s+gibt\s+es\s+(?:\w+\s+)?nicht\b|"
-        r"^\W*ohne\s+(?:jede\s+)?L[öo]sung\W*$|\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
+        r"^\W*ohne\s+(?:jede\s+)?L[öo]sung\W*$|\b(?:widersprechen|schlie[ßs]en)\s+sich\b|\b(?:das|dies|es|die\s+Anfrage|der\s+Auftrag|die\s+Vorgabe)\s+widerspricht\s+sich\b|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+nicht\b(?!\s+(?:um|darum))", re.I), "ml"),
     ("ml_no_solution", re.compile(
         r"\b(?:impossibile|irrealizzabile|irrisolvibile|irraggiungibile|imposs[íi]vel|invi[áa]vel|inalcan[çc][áa]vel)\b|"
         r"\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:percorso|soluzione|disposizione|modo|caminho|solu[çc][ãa]o|disposi[çc][ãa]o|forma|maneira|rota)\b|\b(?:nessun|nessuna|nenhum|nenhuma)\s+(?:\w+\s+){0,2}?(?:immagin[ei]|imag(?:em|ens))\s+(?:valid[ae]|possibil[ei]|v[áa]lidas?|poss[íi]vel|corrett[ae]|corretas?|che|que)|"
@@ -370,14 +381,26 @@ _ML_PATTERNS.append(("ml_declines", re.compile(
     r"|(?:入れ替える|動かす|移動する|替える)[^、。]{0,8}(?:が|は)(?:ありません|ない|いません|いない)"
     # ko
     r"|(?:만들|그릴|편집할|생성할|보여\s*드릴|바꿀|옮길|표현할|담을)\s*수\s*(?:가\s*)?없|(?:편집|생성|수정|작업|그리기)(?:은|는|를|을)?\s*하지\s*않겠|(?:만들|그리|생성하|편집하|수정하)지\s*(?:않|못)(?:겠|을게|을\s*거|습니다|아요|어요)|담기지\s*않"
-    r"|(?:옮길|바꿀|움직일|교체할)\s*(?:\S+\s+){0,2}?\S*(?:이|가)\s*없",
+    r"|(?:옮길|바꿀|움직일|교체할)\s*(?:\S+\s+){0,2}?\S*(?:이|가)\s*없"
+    r"|(?:요청|부탁|주문)(?:은|는|을|를)?\s*(?:들어\s*드릴|들어줄|응할|받아들일)\s*수\s*(?:가\s*)?없"
+    # ja: cannot answer the request
+    r"|(?:依頼|リクエスト|ご要望|要望|要求)(?:に|には|は)(?:お)?応え(?:られ|でき)(?:ません|ない)"
+    # fr, es, de: prefer not to produce, pass one's turn, forgo the image, "nothing will come of it"
+    # (the whole result: "ne rien produire", "ne pas la générer" at the sentence's end; never a detail, "ne pas trop modifier le fond")
+    r"|\bje\s+pr[ée]f[èe]re\s+ne\s+rien\s+(?:produire|g[ée]n[ée]rer|dessiner|modifier|faire|cr[ée]er|livrer)\b"
+    r"|\bje\s+pr[ée]f[èe]re\s+ne\s+pas\s+(?:l'|la\s+|le\s+)?(?:produire|g[ée]n[ée]rer|dessiner|modifier|faire|cr[ée]er)(?:\s+(?:cette|l')\s*(?:image|[ée]dition|modification))?\s*[.!;]?\s*$"
+    r"|\bje\s+passe\s+mon\s+tour\b"
+    r"|\bprefiero\s+no\s+(?:generar|hacer|dibujar|editar|producir|crear|modificar)\s+(?:nada|esta\s+imagen|la\s+imagen|esta\s+edici[óo]n|eso|esto)\b"
+    r"|\bprefiero\s+no\s+(?:generarla|hacerla|dibujarla|editarla|producirla|hacerlo)\b"
+    r"|\bich\s+verzichte\s+(?:\w+\s+)?auf\s+(?:ein|das|jedes|eine|jede)\s+(?:Bild|Bearbeitung)\b|^\W*daraus\s+wird\s+nichts\W*$",
     re.I), "ml"))
 
 # Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
 # conclusion, retraction, capability. Read in the clause before the match.
 _ML_BLOCK_BEFORE = re.compile(
     r"如果|假如|假设|若是|要是|也许|或许|(?<!不)可能(?!性)|似乎|好像|看起来|是否|不一定|并非|并不是|不是|一开始|起初|以为|"
-    r"也就|만약|아마|일지도|것\s*같|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|かどうか|最初は|と思った|"
+    r"也就|만약|아마|일지도|것\s*같|처음(?:에는|엔|에)|보였지만|보였는데|보이지만|もし|かもしれ|おそらく|たぶん|ようだ|ように見え|一見|かどうか|最初は|と思った|"
+    r"\bparec[íi]a\b|\bpareci[óo]\b|\bon\s+(?:pourrait|aurait\s+pu)\s+croire\b|\bon\s+dirait\b|"
     r"\b(?:si|il\s+se\s+peut|se\s+peut|soit|peut-[êe]tre|semble|semblait|sembler|pas\s+s[ûu]r|n'est\s+pas|ce\s+n'est\s+pas|il\s+est\s+possible\s+qu|"
     r"j'ai\s+cru|je\s+croyais|j'ai\s+d'abord\s+cru|au\s+d[ée]but|"  # a first impression, reported (as en "at first I thought")
     r"quiz[áa]s?|tal\s+vez|puede\s+que|parece|no\s+es|no\s+est[áa]|pens[ée]\s+que|cre[íi]\s+que|al\s+principio|"
