@@ -315,20 +315,44 @@ def row_images(rows: list[dict]) -> list[bool | None]:
     return image_flags([r["text"] for r in rows], [r.get("image") for r in rows])
 
 
+_DECLINED = {"declined", "decline", "refused", "refusal", "true", "yes"}
+_NOT_DECLINED = {"not_declined", "not declined", "not_refused", "not refused", "complied", "false", "no"}
+
+
+def _label(row: dict) -> bool | None:
+    """A row's label: ``refused`` (bool) or ``label`` (a bool, or "declined" / "not_declined" and their like);
+    None when the row has none (skipped, and counted); anything else stops the benchmark (a label read wrong
+    would be a wrong figure)."""
+    value = row["refused"] if "refused" in row else row.get("label")
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _DECLINED | _NOT_DECLINED:
+        return value.strip().lower() in _DECLINED
+    raise ValueError(f"row {row.get('id')!r}: label {value!r} is neither declined nor not declined")
+
+
 def independent_rows(path: Path) -> list[dict]:
     """An independent round's rows, ambiguous ones skipped. Round 3: ``response``, ``label`` (declined /
     not_declined), ``language``, ``script``, ``cls``; round 4: ``response``, ``refused`` (bool), ``lang``
     (code-switched rows: "en-zh"), ``class``; round 5 as round 4, with ``image`` (bool: an image delivered)."""
-    out = []
+    out, unlabelled = [], 0
     for r in C.load_rows([path]):
         if r.get("ambiguous"):
             continue
-        label = bool(r["refused"]) if "refused" in r else r["label"] == "declined"
-        lang = r.get("language", r.get("lang", "")) + ("/" + r["script"] if r.get("script") else "")
-        row = {"id": r["id"], "text": r["response"], "label": label, "lang": lang, "style": r.get("cls", r.get("class"))}
+        label = _label(r)
+        if label is None:
+            unlabelled += 1
+            continue
+        lang = (r.get("language") or r.get("lang") or "") + ("/" + r["script"] if r.get("script") else "")
+        text = r["response"] if "response" in r else r["text"]
+        row = {"id": r["id"], "text": text, "label": label, "lang": lang, "style": r.get("cls", r.get("class"))}
         if isinstance(r.get("image"), bool):
             row["image"] = r["image"]
         out.append(row)
+    if unlabelled:
+        print(f"{path.name}: {unlabelled} rows without a label skipped (not ambiguous, no label)", file=sys.stderr)
     return out
 
 
