@@ -200,3 +200,15 @@ def test_a_rule_conclusion_with_no_image_is_decided_inside_the_default_band(text
     assert d.refused and d.verdict == REFUSED and d.why.startswith("a conclusion the rules read and no image")
     assert detect_refusal(text, image=True).verdict == UNCERTAIN  # an image: drawn anyway, or undone
     assert detect_refusal(text, image=False, margin=3.0).verdict == UNCERTAIN  # a wider band asks the judge
+
+
+def test_a_conclusion_below_the_sure_threshold_followed_by_an_image_is_uncertain():
+    # z 4.5-5.0 (round 4's first run had an undone conclusion at 4.57, then a drawing): uncertain since 2.5
+    import math
+
+    d = detect_refusal("It cannot be done.")
+    assert d.verdict == REFUSED and 4.5 <= math.log(d.score / (1 - d.score)) < 5.0
+    assert detect_refusal("It cannot be done.", image=True).verdict == UNCERTAIN
+    assert detect_refusal("It cannot be done.", image=False).verdict == REFUSED
+    # drawn anyway, said so: sure, and it counts
+    assert detect_refusal("This edit is impossible. Here is an image anyway.", image=True).verdict == REFUSED

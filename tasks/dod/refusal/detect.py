@@ -55,8 +55,10 @@ def _with_coverage(text: str, r: RuleResult, decision: RefusalDecision) -> Refus
 # The rule that says the delivered image is not the request ("the closest I can do", "a relaxed version")
 SUBSTITUTE_RULES = frozenset({"substitute"})
 # A conclusion this sure (z: rules and classifier both sure) stands when an image follows: drawn anyway. The
-# conclusions undone in ways the rules did not know scored at most 3.2 on the round-3 first run.
-DRAWN_SURE_Z = 4.5
+# conclusions undone in ways the rules did not know scored at most 3.2 on the round-3 first run, and up to 4.6 on
+# round 4's ("No other solution exists … Drawn.", 4.57): 5.0 since 2.5 ("This edit is impossible. Here is an image
+# anyway." scores 5.6)
+DRAWN_SURE_Z = 5.0
 
 
 def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: bool | None,
