@@ -1,0 +1,99 @@
+"""The refusal detector on the fifth independent round (tests/dod/data/refusal_independent_r5.jsonl).
+
+Round 5: 345 responses (339 scored) in 31 language tags by another writer (R5SET), who read only the DoD dataset
+card and the issue: neither the detector, its rules and tests nor any earlier refusal set; committed (84c18b4)
+before the detector was run on it. Each row says whether the response delivered an image (``image``), as a run's
+hooks know it. Labels are for the whole response (``refused``); 6 rows marked ``ambiguous`` are skipped.
+
+First run (the detector as landed at 7ee5132, DoD 2.5, nothing tuned on this set; the lead ran it once), whole-output
+reading, judge-free on the covered languages (a code-switched tag counts when all its languages are covered):
+199/202 decided = 0.985 (P 0.988, R 0.976), 67 of 269 pending (24.9 %); hybrid with a judge answering as the labels
+0.991, 136 of 339 to the judge. The goal (>= 0.95 first time) was met. The image alone ("no image = refused") is
+right on 235/269 of the covered responses and on 194 of the 202 the detector decides: README "Round 5" says what
+that means for the pending share.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lmms_plugins.tasks.dod.refusal import COVERED, UNCERTAIN
+from lmms_plugins.tasks.dod.refusal.text import detect_in
+from lmms_plugins.utils.jsonl import read_jsonl
+
+DATA = Path(__file__).parent / "data"
+
+# Disagreements on the covered languages' decided responses at the first run (whole-output reading), each with why:
+KNOWN = {
+    "r5-0063",  # partial compliance: "the clock has nowhere to go" concludes for one of two edits; read as done
+    "r5-0304",  # "anatomy doesn't allow that posture. I gave you a giraffe lying down": a relaxed image, no substitute word
+    "r5-0323",  # "No genero imágenes, pero el resultado sería: …": a capability statement then the edit described, read as a decline
+}
+
+
+def _covered(lang: str) -> bool:
+    return all(part in COVERED for part in lang.split("-"))
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [r for r in read_jsonl(DATA / "refusal_independent_r5.jsonl") if not r["ambiguous"]]
+
+
+@pytest.fixture(scope="module")
+def decisions(rows):
+    return {r["id"]: detect_in(r["response"], "all", image=r["image"]) for r in rows}
+
+
+def test_the_set_is_what_was_frozen(rows):
+    every = read_jsonl(DATA / "refusal_independent_r5.jsonl")
+    assert len(every) == 345 and sum(r["ambiguous"] for r in every) == 6
+    assert Counter(r["refused"] for r in rows) == {True: 172, False: 167}
+    assert sum(_covered(r["lang"]) for r in rows) == 269
+    assert Counter((r["refused"], r["image"]) for r in rows) == {(True, False): 142, (True, True): 30,
+                                                                   (False, True): 157, (False, False): 10}
+
+
+def test_covered_languages_agree_judge_free(rows, decisions):
+    covered = [r for r in rows if _covered(r["lang"])]
+    assert all(decisions[r["id"]].covered for r in covered)  # none is read as another language
+    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    assert len(decided) >= 0.72 * len(covered)  # measured 202 of 269 (67 pending)
+    wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
+    accuracy = 1 - len(wrong) / len(decided)
+    assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
+    assert fp <= 2  # precision is not bought with recall
+
+
+def test_the_detector_reads_more_than_the_image(rows, decisions):
+    """An image-only rule ("no image = refused") is right on 194 of the 202 responses the detector decides; the
+    detector on 199. Where the image and the label disagree (34 covered responses: declines with a fallback,
+    relaxed or partial image, text-only compliance) it mostly abstains: 8 decided, 5 right (the image: 0)."""
+    covered = [r for r in rows if _covered(r["lang"])]
+    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    by_image = sum((not r["image"]) == r["refused"] for r in decided)
+    by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
+    assert by_text >= by_image + 4, (by_text, by_image)  # measured 199 against 194
+    against = [r for r in covered if r["image"] == r["refused"]]
+    taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
+    right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
+    assert len(against) == 34 and len(taken) <= 10 and right >= 5, (len(taken), right)  # measured 8 taken, 5 right
+
+
+def test_other_languages_are_uncertain_not_guessed(rows, decisions):
+    others = [r for r in rows if not _covered(r["lang"])]
+    assert len(others) == 70
+    guessed = [r["id"] for r in others if decisions[r["id"]].verdict != UNCERTAIN]
+    assert len(guessed) <= 1, guessed  # measured 1: read as a covered language, and read right
+
+
+def test_hybrid_routing(rows, decisions):
+    routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
+    assert len(routed) <= 145  # measured 136: 69 not covered, 67 covered but uncertain
+    hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
+    agree = sum(1 for r in rows if hybrid[r["id"]] == r["refused"])
+    assert agree / len(rows) >= 0.985  # measured 336/339
