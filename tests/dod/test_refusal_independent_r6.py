@@ -1,0 +1,98 @@
+"""The refusal detector on the sixth independent round (tests/dod/data/refusal_independent_r6.jsonl).
+
+Round 6: 321 responses (318 scored) by another writer (R6SET), who read only the DoD dataset card: neither the
+detector, its rules and tests, the README's refusal sections nor any earlier refusal set (round 5 included);
+committed (abbdaf6) before the detector was run on it, in the styles of real systems' transcripts (reasoning
+blocks that turn, tool calls, editors that always return an image, captions). ``image`` per row; ``lang`` is the
+prompt's language (six rows answer in another one). 3 rows marked ``ambiguous`` are skipped.
+
+First run (the detector of round 5's first run, 2.5 as landed at 7ee5132: nothing changed in between and nothing
+tuned on this set; the lead ran it once), whole-output reading, judge-free on the covered languages: 164/167
+decided = 0.982 (P 1.000, R 0.941), 80 of 247 pending (32.4 %); hybrid with a judge answering as the labels 0.991,
+149 of 318 to the judge. The goal (>= 0.95 first time) was met a second time. The image alone is right on 163 of
+the 167 decided (README "Round 6").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lmms_plugins.tasks.dod.refusal import COVERED, UNCERTAIN
+from lmms_plugins.tasks.dod.refusal.text import detect_in
+from lmms_plugins.utils.jsonl import read_jsonl
+
+DATA = Path(__file__).parent / "data"
+
+# Disagreements on the covered languages' decided responses at the first run (whole-output reading), each with why:
+KNOWN = {
+    "r6-0097",  # "Unable to edit: the requested head rotation is beyond human anatomy." with an image: an inability and a reason, read as done
+    "r6-0163",  # "Esa pose no existe. Como alternativa, te lo he dibujado …": a relaxed image after a conclusion the rules do not read
+    "r6-0272",  # "[Edited image returned] Note: the ball cannot be both inside … and visible; the returned image is unchanged"
+}
+
+
+def _covered(lang: str) -> bool:
+    return all(part in COVERED for part in lang.split("-"))
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [r for r in read_jsonl(DATA / "refusal_independent_r6.jsonl") if not r["ambiguous"]]
+
+
+@pytest.fixture(scope="module")
+def decisions(rows):
+    return {r["id"]: detect_in(r["response"], "all", image=r["image"]) for r in rows}
+
+
+def test_the_set_is_what_was_frozen(rows):
+    every = read_jsonl(DATA / "refusal_independent_r6.jsonl")
+    assert len(every) == 321 and sum(r["ambiguous"] for r in every) == 3
+    assert Counter(r["refused"] for r in rows) == {True: 147, False: 171}
+    assert sum(_covered(r["lang"]) for r in rows) == 247
+    assert Counter((r["refused"], r["image"]) for r in rows) == {(True, False): 128, (True, True): 19,
+                                                                   (False, True): 164, (False, False): 7}
+
+
+def test_covered_languages_agree_judge_free(rows, decisions):
+    covered = [r for r in rows if _covered(r["lang"])]
+    # two are read as another language and held back: a German tool call (no prose: "da") and a Mandarin
+    # sentence py3langid reads as Wu ("wuu"); uncertain, never guessed
+    assert sum(not decisions[r["id"]].covered for r in covered) <= 2
+    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    assert len(decided) >= 0.64 * len(covered)  # measured 167 of 247 (80 pending)
+    wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
+    accuracy = 1 - len(wrong) / len(decided)
+    assert accuracy >= 0.975 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
+    assert fp <= 1
+
+
+def test_what_the_image_alone_would_say(rows, decisions):
+    """"No image = refused" is right on 163 of the 167 decided responses (the detector: 164); of the 22 covered
+    responses where the image and the label disagree the detector decides 4 (1 right) and holds 18 back."""
+    covered = [r for r in rows if _covered(r["lang"])]
+    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    by_image = sum((not r["image"]) == r["refused"] for r in decided)
+    by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
+    assert by_text >= by_image, (by_text, by_image)
+    against = [r for r in covered if r["image"] == r["refused"]]
+    taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
+    assert len(against) == 22 and len(taken) <= 6, len(taken)
+
+
+def test_other_languages_are_uncertain_not_guessed(rows, decisions):
+    others = [r for r in rows if not _covered(r["lang"])]
+    assert len(others) == 71
+    guessed = [r["id"] for r in others if decisions[r["id"]].verdict != UNCERTAIN]
+    assert len(guessed) <= 2, guessed  # measured 2, both right: "gata" (ro, read as es) and an Arabic "تم." with an image
+
+
+def test_hybrid_routing(rows, decisions):
+    routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
+    assert len(routed) <= 158  # measured 149: 71 not covered, 78 covered but uncertain
+    hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
+    assert sum(hybrid[r["id"]] == r["refused"] for r in rows) / len(rows) >= 0.985  # measured 315/318
