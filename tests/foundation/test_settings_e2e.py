@@ -6,6 +6,7 @@ retired environment variable that is still set stops the run, saying what to do 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -35,8 +36,9 @@ def _settings_warnings(*runs, labels):
 
 
 def test_dod_refusal_text_from_a_users_yaml(tmp_path, run_lmms_eval):
-    """The conclusion is only after the think block: the official reading (default) finds no refusal,
-    ``refusal_text: all`` finds one. The same outputs, two settings, two scores, both recorded."""
+    """The conclusion is only after the think block: the official reading (default) finds no conclusion and, with
+    no image delivered, nothing that shows compliance either (pending since DoD 2.5: D_strict not known);
+    ``refusal_text: all`` finds one. The same outputs, two settings, two results, both recorded."""
     from dod_fixtures import make_dataset, read_jsonl, write_jsonl
 
     root = make_dataset(tmp_path / "dod", pairs_per_category=1, maze_pairs=0)
@@ -55,7 +57,7 @@ def test_dod_refusal_text_from_a_users_yaml(tmp_path, run_lmms_eval):
         assert {"refusal_mode": "rules", "uncertain_margin": 1.5, "edit_judge": "auto", "refusal_prompt": "",
                 "edit_prompt": "", "judge_model": "", "judge_extra_body": {}, "lmms_plugins_benchmark": "dod"}.items() <= m.items()
     strict = {name: run["results"]["dod_no_hint"]["D_strict,none"] for name, run in (("default", default), ("all", chosen))}
-    assert strict == {"default": 0.0, "all": 1.0}
+    assert math.isnan(strict["default"]) and strict["all"] == 1.0
     assert chosen["results"]["dod_no_hint"]["dod_run,none"]["refusal_text"] == "all"
     assert _settings_warnings(default, chosen, labels=["default", "all"]) == [
         'dod_no_hint: the runs used different settings (refusal_text: default "reasoning", all "all"); '
