@@ -477,3 +477,73 @@ def verdict_of(task, pred, gold) -> str:
 ])
 def test_readings_of_2_2(task, pred, gold, verdict):
     assert verdict_of(task, pred, gold) == verdict
+
+
+# ------------------------------------------------------------------ readings found by round 4 (2.2; README "Accepted answer formats")
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    # names listed before '=' / ':' take the values listed after it, one each, in order
+    ("film_color", "r, g, b = 12, 34, 56", "12,34,56", "right"),
+    ("film_color", "(B, G, R): (56, 34, 12)", "12,34,56", "right"),
+    ("alignment", "dy, dx = 9, -4", "-4,9", "right"),
+    ("alignment", "dy, dx = 9, -4", "9,-4", "wrong"),
+    # a repr's type name and dtype are not values
+    ("shift_rot_align", "{'dx': 3, 'dy': -7, 'theta': np.float32(12.5)}", "dx=3, dy=-7, theta=12.5", "right"),
+    ("peak_count", "numpy.int64(17)", "17", "right"),
+    ("jigsaw", "array([3, 0,\n        2, 1])", "[3,0,2,1]", "right"),
+    ("swatch_rgb", "np.array([10, 20, 30], dtype=np.uint8)", "10,20,30", "right"),
+    ("swatch_rgb", "tensor([10, 20, 31], dtype=torch.uint8)", "10,20,60", "wrong"),
+    # a number in words where a field needs one; 'minus' is a sign
+    ("alignment", "dx = minus 12, dy = 3", "-12,3", "right"),
+    ("alignment", "dx = minus 12, dy = 3", "12,3", "wrong"),
+    ("print_misreg", "dx: zero, dy: 0.4", "0,0.4", "right"),
+    ("transform_chain", "dx=1, dy=2, rot_k=three, fliph=zero", "dx=1, dy=2, rot_k=3, fliph=0", "right"),
+    # a flip in words, as 'no flip'
+    ("transform_chain", "dx=1, dy=2, rot_k=1, flipped horizontally", "dx=1, dy=2, rot_k=1, fliph=1", "right"),
+    ("transform_chain", "dx=1, dy=2, no rotation, mirrored", "dx=1, dy=2, rot_k=0, fliph=1", "right"),
+    ("transform_chain", "dx=1, dy=2, no rotation, not mirrored", "dx=1, dy=2, rot_k=0, fliph=0", "right"),
+    ("transform_chain", "dx=1, dy=2, no rotation, mirrored", "dx=1, dy=2, rot_k=0, fliph=0", "wrong"),
+    # '±' an error bar: the value before it is the answer
+    ("grating_period", "31.5 ± 0.4 px", "31.5", "right"),
+    ("grating_period", "31.5 +/- 0.4", "35", "wrong"),
+    ("grating_period", "period 31.5 (±0.4)", "31.5", "right"),
+    # '≈' before one number in SI digit groups; LaTeX powers of ten
+    ("trace_length", "≈ 2 917 px", "2917", "right"),
+    ("trace_length", "≈ 2 917 px", "2000", "wrong"),
+    ("trace_length", "L \\approx 3.05 \\times 10^{3} px", "3050", "right"),
+    ("trace_length", "3.05 × 10^3", "2500", "wrong"),
+    # a value list restated in labelled parts is one reading
+    ("crop_provenance", "[100, 50, 300, 250] (corners (100, 50) and (300, 250))", "[100,50,300,250]", "right"),
+    ("crop_provenance", "(100, 50, 300, 250): from (100, 50) to (300, 250)", "[100,50,300,250]", "right"),
+    # named x/y/w/h boxes, one per part
+    ("sub_rect_swap", "first: x=10, y=20, w=30, h=40; second: x=500, y=600, w=30, h=40",
+     "[[10,20,40,60],[500,600,530,640]]", "right"),
+    # a computation's result after the last '='
+    ("color_count", "len(np.unique(px.reshape(-1, 3), axis=0)) = 41", "41", "right"),
+    ("color_count", "len(np.unique(px.reshape(-1, 3), axis=0)) = 41", "40", "wrong"),
+    # one list around the one triple
+    ("patch_mean_dots", "[[200, 10, 64]]", "200,10,64", "right"),
+    # an ellipsis in a list leaves values out: not a full answer
+    ("jigsaw", "[3, 0, ..., 1]", "[3,0,2,1]", "unparsable"),
+    ("jigsaw", "[3, 0, …, 1]", "[3,0,2,1]", "unparsable"),
+    # a range between two values is two readings
+    ("rot_scale", "angle 40 to 44, scale 1.1", "angle=42, scale=1.1", "unparsable"),
+])
+def test_readings_of_round_4(task, pred, gold, verdict):
+    assert verdict_of(task, pred, gold) == verdict
+
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    # twins of the readings above that stay as they were
+    ("film_color", "r, g, b = 12, 34", "12,34,56", "unparsable"),  # two values for three names: no pairing
+    ("swatch_rgb", "mean([10, 20, 30])", "10,20,30", "unparsable"),  # a call that is no type: a list in a list
+    ("peak_count", "7 (one ring of peaks)", "7", "right"),  # a number word next to digits stays prose
+    ("alignment", "dx = -12, dy = 3 minus the border", "-12,3", "right"),
+    ("jigsaw", "≈ 2 917", "[2,917]", "right"),  # a list: a space separates values
+    ("sub_rect_swap", "[10, 20, 40, 60], [10, 20, 40, 60]", "[[10,20,40,60],[10,20,40,60]]", "right"),  # two equal boxes stay two
+    ("color_count", "41 = 40", "41", "unparsable"),  # no computation before '='
+    ("patch_mean_dots", "[[200], [10], [64]]", "200,10,64", "unparsable"),
+    ("peak_count", "24 (of 20 to 28 candidates)", "24", "right"),  # inside a remark: its words name them
+])
+def test_twins_of_round_4_readings(task, pred, gold, verdict):
+    assert verdict_of(task, pred, gold) == verdict
