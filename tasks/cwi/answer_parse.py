@@ -37,6 +37,10 @@ HEDGE_WORDS = frozenset({
     "or", "maybe", "perhaps", "possibly", "possible", "probably", "likely", "either", "alternatively",
     "alternative", "otherwise", "might", "could", "if", "unless", "else", "whether", "also", "instead",
     "rather", "versus", "vs", "between", "depending", "unsure", "uncertain", "sure", "guess", "ambiguous"})
+# A flip said in words ("mirrored left-right", "flipped horizontally", "not mirrored"): a value for a
+# field named flip given no other value, as "no flip" is zero; "flipped vertically" is no horizontal flip
+FLIP_WORDS = frozenset({"mirrored", "flipped"})
+VERTICAL_WORDS = frozenset({"vertically", "vertical", "upside"})
 # Words that do not name the number after them: in "(262 of 360)" the 360 is not a quantity named "of"
 FUNCTION_WORDS = frozenset({
     "a", "an", "the", "of", "from", "over", "out", "by", "in", "at", "as", "to", "about", "with", "than",
@@ -62,8 +66,8 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 # "1. 120\n2. 64": list markers at line starts (a dot or parenthesis followed by a space)
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 # "1,234" / "12,345.5": one number with thousands separators (the whole span, plus a unit)
-# ("3 519" and "3\u2009519" too: SI-style groups apart by a space)
-_GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?([-+]?\d{1,3}(?:(?:,\d{3})+|(?:[ \u2009\u202f\u00a0]\d{3})+)(?:\.\d+)?)"
+# ("3 519" and "3\u2009519" too: SI-style groups apart by a space; "≈ 4 073 px": after an approximation sign)
+_GROUPED = re.compile(r"\s*(?:[A-Za-z_]{1,20}\s*[:=]?\s*)?(?:[~\u2248\u223c]\s*)?([-+]?\d{1,3}(?:(?:,\d{3})+|(?:[ \u2009\u202f\u00a0]\d{3})+)(?:\.\d+)?)"
                       r"\s*(?:%|px|pixels?)?\s*")
 
 
@@ -97,10 +101,41 @@ _DIRECTION = re.compile(r"(?<![\w.])(\d++(?:\.\d*+)?)[ \t]*+(?:(?:px|pixels?)[ \
                         r"(left|right|up|down|upwards?|downwards?)(?![A-Za-z])(?![ \t]*+(?:[:=]|[-+]?\d))", re.IGNORECASE)
 _DIRECTION_HINT = re.compile(r"(?i)(?<![A-Za-z])(?:left|right|up|down)")
 _DIRECTIONS = {"left": "dx=-", "right": "dx=", "up": "dy=-", "down": "dy="}
+_NUM = r"[-+]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][-+]?\d++)?"
+# a printed repr: "np.float64(-24.24)", "array([148, 223, 133], dtype=uint8)", "tensor([...])": the type
+# name and the dtype are not values, the number or list inside is
+_REPR_SCALAR = re.compile(rf"(?<![\w.])(?:(?:np|numpy|torch)\.)?(?:float|int|uint|bool_|complex)(?:8|16|32|64|128)?"
+                          rf"\([ \t]*+({_NUM})[ \t]*+\)")
+_REPR_ARRAY = re.compile(r"(?<![\w.])(?:(?:np|numpy|torch)\.)?(?:array|tensor)\(\s*+(\[[^()]*\])\s*+"
+                         r"(?:,\s*+dtype\s*+=\s*+[\w.]++\s*+)?\)")
+# "R,G,B = 89, 95, 103", "(dx, dy): (-5, 7)": names listed before '=' / ':' take the values listed after it,
+# one each in order (a Python-style unpacking); another count of values is left as written
+_NAME_LIST = re.compile(rf"(?<![\w.])(\(?[ \t]*+[A-Za-z_]\w*+(?:[ \t]*+,[ \t]*+[A-Za-z_]\w*+)++[ \t]*+\)?)[ \t]*+[=:][ \t]*+"
+                        rf"(\(?[ \t]*+{_NUM}(?:[ \t]*+,[ \t]*+{_NUM})++[ \t]*+\)?)")
+# "24.07 ± 0.15 px", "31.5 +/- 0.4": an error bar, not a value (the value before it is the answer)
+_ERROR_BAR = re.compile(r"(?:\u00b1|\+/-)[ \t]*+(?:\d++(?:\.\d*+)?|\.\d++)(?:[ \t]*+(?:%|\u00b0|px|pixels?|deg(?:rees?)?)(?![A-Za-z]))?")
+# "2.29 \times 10^{3}", "3.05 × 10^3": a number in scientific notation
+_POWER_OF_TEN = re.compile(rf"({_NUM})[ \t]*+(?:\\times|\\cdot|\u00d7|\u22c5|\*)[ \t]*+10[ \t]*+\^[ \t]*+(\{{)?[ \t]*+([-+]?\d{{1,3}})[ \t]*+(?(2)\}})")
+
+
+def _name_list(m: re.Match) -> str:
+    names, values = m.group(1), m.group(2)
+    if (names[0] == "(") != (names[-1] == ")") or (values[0] == "(") != (values[-1] == ")"):
+        return m.group(0)
+    names, values = names.strip("() \t").split(","), values.strip("() \t").split(",")
+    if len(names) != len(values) or len({n.strip().lower() for n in names}) != len(names):
+        return m.group(0)
+    return ", ".join(f"{n.strip()}={v.strip()}" for n, v in zip(names, values))
 
 
 def _rewrite(span: str) -> str:
     """The span with the spellings above written plainly (the README lists them)."""
+    if "(" in span and ("rray(" in span or "ensor(" in span or "int" in span or "float" in span or "bool_(" in span):
+        span = _REPR_ARRAY.sub(r"\1", _REPR_SCALAR.sub(r"\1", span))
+    if "^" in span:
+        span = _POWER_OF_TEN.sub(lambda m: repr(float(f"{m.group(1)}e{m.group(3)}")), span)
+    if "\u00b1" in span or "+/-" in span:
+        span = _ERROR_BAR.sub(" ", span)
     if "\\" in span:
         span = _TEX_FRAC.sub(lambda m: repr(_number(m.group(1)) / _number(m.group(2)))
                              if float(m.group(2)) != 0 else m.group(0), span)
@@ -123,6 +158,11 @@ def _rewrite(span: str) -> str:
         span = _DIRECTION.sub(lambda m: _DIRECTIONS[m.group(2).lower().rstrip("s").replace("ward", "")] + m.group(1), span)
     if ("rue" in span or "RUE" in span or "alse" in span or "ALSE" in span) and _DIGIT.search(span):
         span = _BOOL.sub(lambda m: m.group(1) + m.group(2) + ("1" if m.group(3).lower() == "true" else "0"), span)  # "(-0, -15, 3, True)"
+    if "=" in span or ":" in span:
+        if "," in span:
+            span = _NAME_LIST.sub(_name_list, span)
+        if _WORD_HINT.search(span):  # "dx = minus 5", "dy = zero", "fliph=one"
+            span = _NAMED_WORDS.sub(_named_words, span)
     return span
 
 
@@ -164,6 +204,16 @@ _TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty sevent
 _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES], key=len, reverse=True))
 _NUMBER_WORDS = re.compile(rf"(?<![A-Za-z])(?:{_WORD})(?:(?:[ \t]+(?:and[ \t]+)?|-)(?:{_WORD}))*(?![A-Za-z])", re.I)
+
+
+# a number in words, or 'minus' before a number, right after '=' / ':' where a value stands
+_WORD_HINT = re.compile(r"[=:][ \t]*+[A-Za-z]")
+_NAMED_WORDS = re.compile(rf"([=:][ \t]*+)(?:(minus|negative)[ \t]++)?(?:((?:{_WORD})(?:(?:[ \t]+(?:and[ \t]+)?|-)(?:{_WORD}))*)(?![A-Za-z])|(?(2)(?=[\d.])|(?!)))", re.I)
+
+
+def _named_words(m: re.Match) -> str:
+    sign = "-" if m.group(2) else ""
+    return m.group(1) + sign + (str(_words_value(m.group(3))) if m.group(3) else "")
 
 
 def _words_value(words: str) -> int:
@@ -297,7 +347,13 @@ def plain(span: str) -> str:
     return span
 
 
+# "[15, 25, 3, ..., 26, 7]": values left out of a list; not a full answer
+_ELIDED = re.compile(r"[,\[(][ \t]*+(?:\.\.\.|\u2026)[ \t]*+[,\])]")
+
+
 def _parse(span: str) -> tuple:
+    if ("..." in span or "\u2026" in span) and _ELIDED.search(span):
+        raise _Reject("a list with values left out ('...')")
     return _parse_tokens(plain(span))
 
 
@@ -327,6 +383,8 @@ def _parse_tokens(span: str) -> tuple:
     phrase: list = []  # the words since the last number or punctuation (the last 12)
     negated = 0  # words left that a "no" makes zero ("no flip", "no horizontal flip")
     after_number = False  # the previous token was a number that a name stood before ("tile 3")
+    number_before = False  # a number came after the last punctuation ("-179 to 180": a range)
+    flip_said = False  # the previous word said a flip (and set it)
     n_numbers = 0
 
     # findall's group tuples (one group non-empty) cost less than Match objects per token; a long
@@ -363,7 +421,9 @@ def _parse_tokens(span: str) -> tuple:
                             box[0] = True
                         else:
                             box[3].append((last_name, len(frame[1])))
-                elif last_name is not None and last_name not in HEDGE_WORDS:  # "either -18 or -24" names nothing
+                elif last_name is not None and last_name not in HEDGE_WORDS \
+                        and not (last_name == "to" and number_before and len(phrase) == 1):
+                    # ("either -18 or -24" names nothing, nor does "to" between two numbers: a range)
                     key = last_name
                     if key in loose and len(phrase) > 1:  # "the row order is 3 … the column order is 2": the phrase
                         key = "_".join(phrase)
@@ -377,6 +437,7 @@ def _parse_tokens(span: str) -> tuple:
                 frame[1].append(value)
                 run = None
             after_number = last_name is not None and frame is root
+            number_before = True
             last_name = None
             if phrase:
                 phrase = []
@@ -401,6 +462,12 @@ def _parse_tokens(span: str) -> tuple:
                         box[1] = True
                     if last_name is not None:  # the word before names no number
                         box[0] = True
+                if flip_said and low in VERTICAL_WORDS:
+                    asides.pop("flip", None)
+                flip_said = False
+                if low in FLIP_WORDS and "flip" not in asides:
+                    asides["flip"] = 0 if negated or last_name == "not" else 1
+                    flip_said = True
                 if negated:
                     asides.setdefault(low, 0)
                     negated -= 1
@@ -424,6 +491,11 @@ def _parse_tokens(span: str) -> tuple:
             if phrase:
                 phrase = []
             negated = 0
+            number_before = False
+            if flip_said:
+                if tok in "=:":  # "mirrored: false": the word is a name here
+                    asides.pop("flip", None)
+                flip_said = False
             if tok in "=:":
                 if last_name is not None:
                     pending = last_name

@@ -187,13 +187,17 @@ SEQUENCE_PAIR_NAMES = (("tile", "rot"), ("tile", "rotation"), ("piece", "rot"), 
 
 # a sum or product written out ("42 + 1 (background) = 43"): an operator between numbers before
 # the last '=', and one number after it
+# the last '=', and one number after it; also a call written out before it ("len(np.unique(px, axis=0)) = 35")
 _OPERATOR = re.compile(r"[ \t][+\u00d7*][ \t]*+\d")
 _RESULT = re.compile(r"[ \t]*+([-+]?\d++(?:\.\d++)?)[^\d=]*+")
+_CALL = re.compile(r"[A-Za-z_][\w.]*+\(")
 
 
 def _sum_result(span: str | None) -> float | None:
     head, eq, tail = (span or "").rpartition("=")
     m = _RESULT.fullmatch(tail) if eq else None
+    if m and head.rstrip().endswith(")") and _CALL.match(head.lstrip()):
+        return float(m.group(1))  # the expression is one call: its value is the result
     op = _OPERATOR.search(head) if m else None
     return float(m.group(1)) if op and any(c.isdigit() for c in head[:op.start() + 1]) else None
 
@@ -237,9 +241,12 @@ def _unobjs(items, orders, what):
 
 
 def _flat_numbers(items) -> list:
-    """Positional numbers, unwrapping one enclosing list (``[3,-2]`` reads like ``3,-2``)."""
+    """Positional numbers, unwrapping the lists that enclose one list (``[3,-2]`` and ``[[3,-2]]``
+    read like ``3,-2``)."""
     if len(items) == 1 and isinstance(items[0], tuple) and not isinstance(items[0], Obj):
         items = items[0]
+        while len(items) == 1 and type(items[0]) is tuple and type(items) is tuple:
+            items = items[0]  # brackets in brackets (a parenthesis is a call's or a tuple's: "mean([…])")
     out = []
     for v in items:
         if isinstance(v, tuple):
@@ -455,10 +462,25 @@ def _axis_ranges(span: str | None) -> tuple | None:
     return ((axes["x"][0], axes["y"][0], axes["x"][1], axes["y"][1]),)
 
 
+def _restatement(items):
+    """The first items of a list that says its values again written another way (``[215, 648, 359,
+    831] — top-left (215, 648), bottom-right (359, 831)``); None when it does not. The same values
+    written the same way are a list (two equal boxes)."""
+    shape = [len(v) if isinstance(v, tuple) else 0 for v in items]
+    for k in range(1, len(items)):
+        if shape[:k] != shape[k:] and _flat_all(items[:k]) == _flat_all(items[k:]):
+            return items[:k]
+    return None
+
+
 def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     box = _axis_ranges(parsed.span)
     if box:
         return box
+    if parsed.clashes:  # the box's names given again: one box per part ("box 1: x=…, y=…, w=…, h=…; box 2: …")
+        boxes = _per_part(parsed, lambda p: _read_boxes(rule, p))
+        if boxes:
+            return boxes
     if parsed.items and any(type(v) is tuple or type(v) is Paren for v in parsed.fields.values()):
         # "box A: (705,469)-(777,581); box B: ...": labels before groups, one box per part
         boxes = _per_part(parsed, lambda p: _boxes_of(_positional(p)))
@@ -469,7 +491,8 @@ def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     if box:
         _no_extras(parsed, set(), "box", box)
         return (box,)
-    return _boxes_of(_positional(parsed))
+    items = _positional(parsed)
+    return _boxes_of(len(items) > 1 and _restatement(items) or items)
 
 
 def _boxes_of(items) -> tuple:
