@@ -547,3 +547,30 @@ def test_readings_of_round_4(task, pred, gold, verdict):
 ])
 def test_twins_of_round_4_readings(task, pred, gold, verdict):
     assert verdict_of(task, pred, gold) == verdict
+
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    # a JSON object whose names say which value is the answer: the others are other quantities
+    ("double_exposure", '{"offsets": [-40, 22], "strengths": [0.3, 0.1]}', "[-40,22]", "right"),
+    ("double_exposure", '{"offsets": [-40, 22], "strengths": [0.3, 0.1]}', "[-40,60]", "wrong"),
+    ("crop_provenance", '{"bbox": [100, 50, 300, 250], "score": 0.93}', "[100,50,300,250]", "right"),
+    # an empty list is the empty set: a definite answer
+    ("anomaly_v2", "[]", "[[0,2]]", "wrong"),
+    ("congruent_pair", "[ ]", "[1,4]", "wrong"),
+    # two points offered for one, with a word that marks an alternative: two readings
+    ("circle_fit", "(10.5, 20.0) or, if the other arc, (40.0, 50.5)", "10.5,20", "unparsable"),
+    ("brightest_blob", "[300, 120] maybe [40, 90]", "300,120", "unparsable"),
+])
+def test_readings_of_round_4_by_name_and_count(task, pred, gold, verdict):
+    assert verdict_of(task, pred, gold) == verdict
+
+
+@pytest.mark.parametrize("task, pred, gold, verdict", [
+    ("double_exposure", '{"a": [-40, 22], "b": [0.3, 0.1]}', "[-40,22]", "wrong"),  # names that say nothing
+    ("double_exposure", '{"offsets": [-40, 22], "shifts": [0.3, 0.1]}', "[-40,22]", "wrong"),  # two say it
+    ("jigsaw", "[]", "[1,0]", "unparsable"),  # a sequence is not a set: no number
+    ("circle_fit", "(10.5, 20.0), (40.0, 50.5)", "10.5,20", "wrong"),  # two points, no alternative: a count
+    ("circle_fit", "(10.5, 20.0), radius 30 or so", "10.5,20", "right"),
+])
+def test_twins_of_round_4_readings_by_name_and_count(task, pred, gold, verdict):
+    assert verdict_of(task, pred, gold) == verdict
