@@ -259,7 +259,9 @@ class ParsedAnswer:
     ``phrases``: the words before a loose name's number, when more than one (``the original row
     order is 3, …``); ``asides``: values said in passing, for a rule that asks for that name and
     finds it nowhere else: the named numbers of a parenthesised remark (``(B's period ≈ 11.1 px)``,
-    whose unnamed numbers are dropped), and zero for what ``no`` / ``: none`` precede (``no flip``)."""
+    whose unnamed numbers are dropped), and zero for what ``no`` / ``: none`` precede (``no flip``).
+    ``alternative``: a word that marks an alternative or a doubt stands between two values outside
+    brackets (``(80, 163) or, if the arc is the other one, (310, 140)``)."""
 
     ok: bool
     span: str | None  # the text inside the last <answer>…</answer>, or the whole gold string
@@ -273,6 +275,7 @@ class ParsedAnswer:
     percent_of: frozenset = frozenset()
     phrases: dict = field(default_factory=dict)
     asides: dict = field(default_factory=dict)
+    alternative: bool = False
 
     @property
     def grouped(self) -> int | float | None:
@@ -318,21 +321,21 @@ def parse_values(span: str, *, number_words: bool = False) -> ParsedAnswer:
     """Tokenise ``span`` into positional items and named fields. ``number_words``: read
     "twenty-four" where no digit is written (a model's spelling; gold strings are digits)."""
     try:
-        items, fields, loose, tails, clashes, percent, percent_of, phrases, asides = _parse(span)
+        items, fields, loose, tails, clashes, percent, percent_of, phrases, asides, alternative = _parse(span)
     except _Reject as exc:
         return ParsedAnswer(False, span, reason=str(exc))
     if number_words and not items and not fields and not any(c.isdigit() for c in span):
         words = _NUMBER_WORDS.sub(lambda m: f" {_words_value(m.group(0))} ", span)
         if words != span:  # "twenty-four": number words, where no digit is written
             try:
-                items, fields, loose, tails, clashes, percent, percent_of, phrases, asides = _parse(words)
+                items, fields, loose, tails, clashes, percent, percent_of, phrases, asides, alternative = _parse(words)
             except _Reject as exc:
                 return ParsedAnswer(False, span, reason=str(exc))
     if not items and not fields:
         what = "empty answer" if not span.strip() else "no number in the answer"
         return ParsedAnswer(False, span, reason=what)
     return ParsedAnswer(True, span, tuple(items), fields, "", loose, tails, clashes, percent, frozenset(percent_of),
-                        phrases, asides)
+                        phrases, asides, alternative)
 
 
 def plain(span: str) -> str:
@@ -385,6 +388,7 @@ def _parse_tokens(span: str) -> tuple:
     after_number = False  # the previous token was a number that a name stood before ("tile 3")
     number_before = False  # a number came after the last punctuation ("-179 to 180": a range)
     flip_said = False  # the previous word said a flip (and set it)
+    hedged = alternative = False  # a hedge word after a top-level value; then another value after it
     n_numbers = 0
 
     # findall's group tuples (one group non-empty) cost less than Match objects per token; a long
@@ -400,6 +404,8 @@ def _parse_tokens(span: str) -> tuple:
                 raise _Reject(f"more than {MAX_NUMBERS} numbers")
             value = _number(num)
             frame[4] = True
+            if hedged and frame is root:
+                alternative = True
             box = frame[5]
             if pending is not None:
                 target = box[2] if box is not None else fields if frame[3] is None else frame[3]
@@ -457,6 +463,8 @@ def _parse_tokens(span: str) -> tuple:
                 last_name = None  # "3 px -2 px" continues like "3 -2": run and tail kept
             else:
                 box = frame[5]
+                if frame is root and low in HEDGE_WORDS and (root[1] or fields):
+                    hedged = True
                 if box is not None:
                     if low in HEDGE_WORDS:
                         box[1] = True
@@ -507,6 +515,8 @@ def _parse_tokens(span: str) -> tuple:
             if tok in "[({":
                 if len(stack) > MAX_DEPTH:
                     raise _Reject(f"brackets nested deeper than {MAX_DEPTH}")
+                if hedged and frame is root:
+                    alternative = True
                 in_list = tok == "{" and any(f[0] in "[(" and f[0] for f in stack)
                 frame = [tok, [], pending, {} if in_list else None, False,
                          [False, False, {}, [], after_number_before] if tok == "(" and frame is root else None]
@@ -571,7 +581,7 @@ def _parse_tokens(span: str) -> tuple:
                 root[1].append(Paren(values))
             fields.update(named)
     return (root[1], fields, loose, ({k: tuple(v) for k, v in tails.items()} if tails else tails), clashes, percent,
-            percent_of, phrases, asides)
+            percent_of, phrases, asides, alternative)
 
 
 def parse_answer(text: str, *, require_span: bool = True) -> ParsedAnswer:

@@ -181,6 +181,11 @@ BOX_NAMES = (("x1", "y1", "x2", "y2"), ("xmin", "ymin", "xmax", "ymax"), ("left"
              ("x0", "y0", "x1", "y1"))
 BOX_SIZE_NAMES = (("x", "y", "w", "h"), ("x", "y", "width", "height"), ("left", "top", "width", "height"))
 CELL_NAMES = (("row", "col"), ("r", "c"), ("row", "column"), ("y", "x"), ("i", "j"))
+# words of a name that say it holds the answer of a points / boxes rule, among other named values
+# ({"shifts_px": [98, -135], "weights": [0.19, 0.09]}: the weights are another quantity)
+POINT_WORDS = frozenset({"shift", "offset", "displacement", "point", "position", "location", "center", "centre",
+                         "coordinate", "peak"})
+BOX_WORDS = frozenset({"box", "bbox", "rect", "rectangle", "region", "crop"})
 SEQUENCE_PAIR_NAMES = (("tile", "rot"), ("tile", "rotation"), ("piece", "rot"), ("piece", "rotation"),
                        ("tile", "rot_k"), ("index", "rot"))
 
@@ -253,6 +258,15 @@ def _flat_numbers(items) -> list:
             raise _Shape("expected plain numbers, found a nested list")
         out.append(v)
     return out
+
+
+def _said_answer(parsed: ParsedAnswer, words: frozenset) -> tuple | None:
+    """The one named value, among two or more and no unnamed one, whose name's words say what the
+    rule asks for (``words``), as the answer's items; None when no name or more than one says it."""
+    if parsed.items or len(parsed.fields) < 2:
+        return None
+    said = [v for k, v in parsed.fields.items() if not words.isdisjoint(_words(k))]
+    return (said[0],) if len(said) == 1 else None
 
 
 def _positional(parsed: ParsedAnswer) -> tuple:
@@ -374,6 +388,13 @@ def _one_named_point(parsed: ParsedAnswer) -> list:
 
 
 def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
+    points = _read_points_as_written(rule, parsed, like)
+    if like is not None and len(points) != len(like) and parsed.alternative:
+        raise _Ambiguous(f"ambiguous: {len(points)} points for {len(like)}, with a word that offers an alternative")
+    return points
+
+
+def _read_points_as_written(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
     if rule.dims == 2 and parsed.clashes:  # the point's names given again: one point per part
         points = _per_part(parsed, _one_named_point)
         if points:
@@ -382,7 +403,7 @@ def _read_points(rule: Rule, parsed: ParsedAnswer, like=None) -> tuple:
     if point is not None:
         _no_extras(parsed, set(), "point", point)
         return (point,)
-    items = _positional(parsed)
+    items = _said_answer(parsed, POINT_WORDS) or _positional(parsed)
     if rule.dims == 2 and (like is None or len(like) == 1) and (point := _tuple_beside_quantities(parsed)):
         return (point,)
     if rule.dims == 1:  # 1-D shifts, or (dx, dy) pairs: compared in the gold's shape
@@ -491,7 +512,7 @@ def _read_boxes(rule: Rule, parsed: ParsedAnswer) -> tuple:
     if box:
         _no_extras(parsed, set(), "box", box)
         return (box,)
-    items = _positional(parsed)
+    items = _said_answer(parsed, BOX_WORDS) or _positional(parsed)
     return _boxes_of(len(items) > 1 and _restatement(items) or items)
 
 
@@ -953,11 +974,17 @@ def read_value(rule: Rule, text: str, *, require_span: bool, like=None, context=
     ``(None, reason, span)``."""
     parsed = parse_answer(text, require_span=require_span)
     if not parsed.ok:
+        if rule.kind == "set" and parsed.span is not None and _EMPTY_LIST.fullmatch(parsed.span):
+            # "[]": the empty set, a definite answer ("no tile differs"), compared as one
+            return (((like[0] if like else "flat"), ()) if rule.item_size == 2 else ()), None, parsed.span
         return None, parsed.reason, parsed.span
     try:
         return _read(rule, parsed, like, context), None, parsed.span
     except _Shape as exc:
         return None, str(exc), parsed.span
+
+
+_EMPTY_LIST = re.compile(r"\s*\[\s*\]\s*")
 
 
 @functools.lru_cache(maxsize=8192)
