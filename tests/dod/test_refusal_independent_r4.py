@@ -25,11 +25,11 @@ from lmms_plugins.utils.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"
 
-# Disagreements left on the covered languages' decided responses (whole-output reading), each with why:
+# Disagreements left on the covered languages' decided responses (whole-output reading), each with why; an id that
+# agrees again must leave the set (the test fails). Right since 2.5: r4-0027 (Spanish read as English: the sentence's
+# language is now the identifier's) and r4-0145 ("Nothing to stop here.": "nothing to <any verb>").
 KNOWN = {
-    "r4-0027",  # Spanish with "a", "no" read as English words: the Spanish rules never see "no hay a quién editar"
     "r4-0067",  # "no normal air drop gets the feather down first. That said, here's an image": a conclusion in other words, then an image
-    "r4-0145",  # "Nothing to stop here.": the request's own verb ("stop") is not one of the edit verbs the rule knows
     "r4-0183",  # "A lead balloon won't float": a physical law stated, then a relaxed offer that names no substitute
 }
 
@@ -63,6 +63,7 @@ def test_covered_languages_agree_judge_free(rows, decisions):
     wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.97 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    assert KNOWN <= wrong, sorted(KNOWN - wrong)  # a known error that is right now leaves KNOWN
     fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
     assert fp <= 1  # precision is not bought with recall
 

@@ -11,6 +11,11 @@ reading, judge-free on the covered languages (a code-switched tag counts when al
 0.991, 136 of 339 to the judge. The goal (>= 0.95 first time) was met. The image alone ("no image = refused") is
 right on 235/269 of the covered responses and on 194 of the 202 the detector decides: README "Round 5" says what
 that means for the pending share.
+
+After rounds 5 and 6 were used as tuning material (README "After rounds 5 and 6", DoD 2.5; no longer an unseen
+figure): 227/227 decided = 1.000, 42 of 269 pending (15.6 %: 27 declines, 15 not); best answers on all 269 covered
+0.911 (R 0.854, first run 0.836 / 0.715); hybrid 1.000 with 111 of 339 to the judge. The first run's three errors
+are right (r5-0063 and r5-0304 now pending: an image after a conclusion with nothing that calls it a substitute).
 """
 
 from __future__ import annotations
@@ -26,12 +31,12 @@ from lmms_plugins.utils.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"
 
-# Disagreements on the covered languages' decided responses at the first run (whole-output reading), each with why:
-KNOWN = {
-    "r5-0063",  # partial compliance: "the clock has nowhere to go" concludes for one of two edits; read as done
-    "r5-0304",  # "anatomy doesn't allow that posture. I gave you a giraffe lying down": a relaxed image, no substitute word
-    "r5-0323",  # "No genero imágenes, pero el resultado sería: …": a capability statement then the edit described, read as a decline
-}
+# Disagreements left on the covered languages' decided responses (whole-output reading), each with why; an id that
+# agrees again must leave the set (the test fails). The first run's three (r5-0063 partial compliance, "the clock has
+# nowhere to go"; r5-0304 "anatomy doesn't allow that posture. I gave you a giraffe lying down"; r5-0323 "No genero
+# imágenes, pero el resultado sería: …") are fixed by meaning after rounds 5 and 6.
+KNOWN: set[str] = set()
+FIRST_RUN_ERRORS = {"r5-0063", "r5-0304", "r5-0323"}
 
 
 def _covered(lang: str) -> bool:
@@ -61,27 +66,39 @@ def test_covered_languages_agree_judge_free(rows, decisions):
     covered = [r for r in rows if _covered(r["lang"])]
     assert all(decisions[r["id"]].covered for r in covered)  # none is read as another language
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
-    assert len(decided) >= 0.72 * len(covered)  # measured 202 of 269 (67 pending)
+    assert len(decided) >= 0.82 * len(covered)  # measured 227 of 269 (42 pending); first run 202 (67)
     wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    assert KNOWN <= wrong, sorted(KNOWN - wrong)  # a known error that is right now leaves KNOWN
+    assert not wrong & FIRST_RUN_ERRORS, sorted(wrong & FIRST_RUN_ERRORS)
     fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
-    assert fp <= 2  # precision is not bought with recall
+    assert fp <= 1  # precision is not bought with recall (measured 0; first run 1)
+
+
+def test_pending_is_fewer_declines(rows, decisions):
+    """The pending covered responses are mostly declines (a judge-free decline rate undercounts them): 53 of 67 at
+    the first run, 27 of 42 after rounds 5 and 6."""
+    covered = [r for r in rows if _covered(r["lang"])]
+    pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
+    assert len(pending) <= 46 and sum(r["refused"] for r in pending) <= 30, (len(pending), sum(r["refused"] for r in pending))
 
 
 def test_the_detector_reads_more_than_the_image(rows, decisions):
     """An image-only rule ("no image = refused") is right on 194 of the 202 responses the detector decides; the
     detector on 199. Where the image and the label disagree (34 covered responses: declines with a fallback,
-    relaxed or partial image, text-only compliance) it mostly abstains: 8 decided, 5 right (the image: 0)."""
+    relaxed or partial image, text-only compliance) it mostly abstains: 8 decided, 5 right (the image: 0).
+    After rounds 5 and 6: the image alone 214 of the 227 decided, the detector 227; of the 34, 13 decided (the
+    input returned, a partial image, a stand-in named as such), all right."""
     covered = [r for r in rows if _covered(r["lang"])]
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
     by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
-    assert by_text >= by_image + 4, (by_text, by_image)  # measured 199 against 194
+    assert by_text >= by_image + 10, (by_text, by_image)  # measured 227 against 214 (first run 199 against 194)
     against = [r for r in covered if r["image"] == r["refused"]]
     taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
     right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
-    assert len(against) == 34 and len(taken) <= 10 and right >= 5, (len(taken), right)  # measured 8 taken, 5 right
+    assert len(against) == 34 and len(taken) <= 16 and right >= len(taken) - 1, (len(taken), right)  # measured 13 taken, 13 right
 
 
 def test_other_languages_are_uncertain_not_guessed(rows, decisions):
@@ -93,7 +110,7 @@ def test_other_languages_are_uncertain_not_guessed(rows, decisions):
 
 def test_hybrid_routing(rows, decisions):
     routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(routed) <= 145  # measured 136: 69 not covered, 67 covered but uncertain
+    assert len(routed) <= 118  # measured 111: 69 not covered, 42 covered but uncertain (first run 136)
     hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
     agree = sum(1 for r in rows if hybrid[r["id"]] == r["refused"])
-    assert agree / len(rows) >= 0.985  # measured 336/339
+    assert agree / len(rows) >= 0.995  # measured 339/339 (first run 336/339)

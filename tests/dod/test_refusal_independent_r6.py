@@ -11,6 +11,11 @@ tuned on this set; the lead ran it once), whole-output reading, judge-free on th
 decided = 0.982 (P 1.000, R 0.941), 80 of 247 pending (32.4 %); hybrid with a judge answering as the labels 0.991,
 149 of 318 to the judge. The goal (>= 0.95 first time) was met a second time. The image alone is right on 163 of
 the 167 decided (README "Round 6").
+
+After rounds 5 and 6 were used as tuning material (README "After rounds 5 and 6", DoD 2.5; no longer an unseen
+figure): 215/215 decided = 1.000, 32 of 247 pending (13.0 %: 12 declines, 20 not); best answers on all 247 covered
+0.931 (R 0.928, first run 0.757 / 0.541); hybrid 1.000 with 101 of 318 to the judge. The first run's three errors
+are right (r6-0097 and r6-0272 decided "refused"; r6-0163 decided "refused": "como alternativa" names a stand-in).
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ from lmms_plugins.utils.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"
 
-# Disagreements on the covered languages' decided responses at the first run (whole-output reading), each with why:
-KNOWN = {
-    "r6-0097",  # "Unable to edit: the requested head rotation is beyond human anatomy." with an image: an inability and a reason, read as done
-    "r6-0163",  # "Esa pose no existe. Como alternativa, te lo he dibujado …": a relaxed image after a conclusion the rules do not read
-    "r6-0272",  # "[Edited image returned] Note: the ball cannot be both inside … and visible; the returned image is unchanged"
-}
+# Disagreements left on the covered languages' decided responses (whole-output reading), each with why; an id that
+# agrees again must leave the set (the test fails). The first run's three, all declines with an image read as "not
+# refused" (r6-0097 "Unable to edit: the requested head rotation is beyond human anatomy."; r6-0163 "Esa pose no
+# existe. Como alternativa, te lo he dibujado …"; r6-0272 "… cannot be both inside … and visible; the returned image is
+# unchanged"), are fixed by meaning after rounds 5 and 6.
+KNOWN: set[str] = set()
+FIRST_RUN_ERRORS = {"r6-0097", "r6-0163", "r6-0272"}
 
 
 def _covered(lang: str) -> bool:
@@ -63,25 +69,36 @@ def test_covered_languages_agree_judge_free(rows, decisions):
     # sentence py3langid reads as Wu ("wuu"); uncertain, never guessed
     assert sum(not decisions[r["id"]].covered for r in covered) <= 2
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
-    assert len(decided) >= 0.64 * len(covered)  # measured 167 of 247 (80 pending)
+    assert len(decided) >= 0.84 * len(covered)  # measured 215 of 247 (32 pending); first run 167 (80)
     wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
     accuracy = 1 - len(wrong) / len(decided)
-    assert accuracy >= 0.975 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
+    assert KNOWN <= wrong, sorted(KNOWN - wrong)  # a known error that is right now leaves KNOWN
+    assert not wrong & FIRST_RUN_ERRORS, sorted(wrong & FIRST_RUN_ERRORS)
     fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
-    assert fp <= 1
+    assert fp <= 1  # measured 0
+
+
+def test_pending_is_fewer_declines(rows, decisions):
+    """60 of the 80 pending covered responses were declines at the first run; 12 of 32 after rounds 5 and 6."""
+    covered = [r for r in rows if _covered(r["lang"])]
+    pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
+    assert len(pending) <= 36 and sum(r["refused"] for r in pending) <= 15, (len(pending), sum(r["refused"] for r in pending))
 
 
 def test_what_the_image_alone_would_say(rows, decisions):
     """"No image = refused" is right on 163 of the 167 decided responses (the detector: 164); of the 22 covered
-    responses where the image and the label disagree the detector decides 4 (1 right) and holds 18 back."""
+    responses where the image and the label disagree the detector decides 4 (1 right) and holds 18 back. After
+    rounds 5 and 6: the image alone 202 of the 215 decided, the detector 215; of the 22, 13 decided, all right."""
     covered = [r for r in rows if _covered(r["lang"])]
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
     by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
-    assert by_text >= by_image, (by_text, by_image)
+    assert by_text >= by_image + 10, (by_text, by_image)  # measured 215 against 202 (first run 164 against 163)
     against = [r for r in covered if r["image"] == r["refused"]]
     taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
-    assert len(against) == 22 and len(taken) <= 6, len(taken)
+    right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
+    assert len(against) == 22 and len(taken) <= 16 and right >= len(taken) - 1, (len(taken), right)  # measured 13, 13
 
 
 def test_other_languages_are_uncertain_not_guessed(rows, decisions):
@@ -93,6 +110,6 @@ def test_other_languages_are_uncertain_not_guessed(rows, decisions):
 
 def test_hybrid_routing(rows, decisions):
     routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(routed) <= 158  # measured 149: 71 not covered, 78 covered but uncertain
+    assert len(routed) <= 108  # measured 101: 71 not covered, 30 covered but uncertain (first run 149)
     hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
-    assert sum(hybrid[r["id"]] == r["refused"] for r in rows) / len(rows) >= 0.985  # measured 315/318
+    assert sum(hybrid[r["id"]] == r["refused"] for r in rows) / len(rows) >= 0.995  # measured 318/318 (first run 315/318)

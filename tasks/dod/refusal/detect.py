@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from .classifier import MARGIN, combine, logit
 from .language import MAIN_SHARE, coverage, sentence_language
-from .rules import (ABSTAIN_TOKEN, INSTEAD, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
+from .rules import (ABSTAIN_TOKEN, IMAGE_NOT_THE_EDIT, INSTEAD, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
                     rule_refusal)
 
 __all__ = ["detect_refusal"]
@@ -85,6 +85,11 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
     rules (2.5; on the replayed first runs every such response was a decline). A wider ``margin`` than the
     default (the user asks for more judging) keeps them uncertain.
     """
+    if image is False and decision.verdict == UNCERTAIN and decision.covered and r.json_verdict is True \
+            and not r.refused and margin <= MARGIN and not decision.official_abstain:
+        # a JSON verdict field that no result exists ("feasible": false), and no image: the output agrees with it
+        return replace(decision, refused=True, verdict=REFUSED, rule="json_verdict", evidence=decision.evidence or text.strip()[:300],
+                       why=f"a JSON verdict that no result exists and no image delivered: the output agrees; {decision.why}")
     if image is False and decision.verdict == UNCERTAIN and decision.covered and r.refused and decision.refused \
             and margin <= MARGIN and not decision.official_abstain:
         return replace(decision, verdict=REFUSED,
@@ -94,6 +99,9 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
     if decision.refused and image:
         if r.json_verdict is True or any(st == "fired" and rule in SUBSTITUTE_RULES for st, rule, *_ in r.per_sentence):
             return decision
+        if r.refused and IMAGE_NOT_THE_EDIT.search(text):  # the input returned, only the possible part, or a stand-in
+            return replace(decision, verdict=REFUSED,
+                           why=f"a conclusion, and the text says the image is not the requested edit; {decision.why}")
         if decision.score is None or logit(decision.score) >= DRAWN_SURE_Z:
             return decision
         why = "a conclusion, yet an image is delivered and not called a substitute (drawn anyway, or the conclusion undone)"

@@ -305,6 +305,38 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
     ("contradiction", re.compile(r"\bboth\b(?:\s+(?:at\s+once|together|of\s+(?:them|those|these)))?\s+(?:can't|cannot|can\s+not|couldn't|won't|isn't|is\s+not|aren't|are\s+not)\s+(?:\w+\s+){0,2}?(?:hold|true|shown|drawn|satisfied|met|happen|coexist|work|fit|possible|something)\b", re.I), "contradiction"),
 ]
 
+# After rounds 5 and 6 (2.5), by meaning:
+_EN_PATTERNS += [
+    # an inability without a subject, with its reason after a colon or a dash: "Unable to edit: the rotation is
+    # beyond anatomy.", "Cannot render — sugar dissolves." (a capability reason is checked: "inability")
+    ("cannot_do", re.compile(rf"^\W*(?:unable\s+to|cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:{_DECLINE_VERB}|comply|proceed)\b[^:;—–.]{{0,40}}?\s*[:;—–]\s*\w", re.I), "inability"),
+    # a bare verdict that it does not work, the whole sentence: "Won't work.", "That can't work.", "No can do."
+    ("impossible", re.compile(r"^\W*(?:no\s+can\s+do|(?:(?:it|that|this)\s+)?(?:won't|will\s+not|can't|cannot|can\s+not|doesn't|does\s+not|wouldn't|would\s+not)\s+(?:ever\s+|possibly\s+)?work)\W*$", re.I), "verdict"),
+    # no place left for what is asked: "the clock has nowhere to go", "nowhere for it to fit"
+    ("no_room", re.compile(r"\bnowhere\s+(?:(?:left|else)\s+)?(?:to\s+(?:go|put|place|fit|stand|sit|hang|land|be\s+put)|for\s+(?:it|them|him|her|the\s+\w+)\s+to\s+(?:go|fit|stand|sit|be))\b(?!\s+but\b)", re.I), "no_room"),
+    # a constraint of the world forbids the requested result: "anatomy doesn't allow that posture"
+    ("impossible", re.compile(r"\b(?:doesn't|does\s+not|don't|do\s+not|won't|will\s+not|wouldn't|would\s+not|can't|cannot|never)\s+(?:allow|permit|support|accommodate)\s+(?:that|this|such\s+an?|the\s+(?:requested|asked(?:-for)?))\s+(?:\w+\s+)?(?:pose|posture|position|movement|motion|bend|rotation|angle|arrangement|configuration|state|scene|edit|result|combination|outcome)s?\b", re.I), "allow"),
+    # one thing in two states or places: "cannot be both inside and visible", "can't be in both"
+    ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:really\s+|possibly\s+)?be\s+(?:in\s+|at\s+)?(?:both|two\s+places|simultaneously|at\s+once)\b", re.I), "contradiction"),
+    # no result of this request, with any adjective: "there's no honest version of this edit", "no earlier version
+    # of this child to show", "no image that matches both parts"
+    ("no_solution", re.compile(rf"\bthere(?:'s|\s+is|\s+are)\s+(?:really\s+|simply\s+|just\s+)?no\s+(?:[\w'-]+\s+){{0,3}}?{_RESULT_NOUNS}\s+(?:of\s+(?:this|that|the|your|it)\b|to\s+(?:show|draw|make|render|produce|generate|give|create)\b|that\s+(?:matches|satisfies|fits|is\s+both|meets|keeps|does|shows\s+both))", re.I), "noun"),
+    # the decision as an act, more shapes: "I'll hold off", "not going to fake that picture", "Leaving it.",
+    # "you won't get an image from me", "I stopped here rather than drawing", "I've left the picture alone",
+    # "I haven't changed the picture", "I didn't make the edit"
+    ("declines", re.compile(
+        r"\b(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'d\s+better|\s+should)?\s+(?:just\s+|simply\s+)?hold\s+off\b(?!\s+(?:on\s+)?(?:the|a|any)\s+(?!edit|image|picture|request)\w+)"
+        r"|\b(?:i|we)(?:'m|\s+am)?\s+(?:not\s+going\s+to|won't|will\s+not)\s+(?:fake|invent|force|fudge)\s+(?:it|this|that|one|an?\s+\w+|the\s+\w+)\b"
+        r"|^\W*leaving\s+it(?:\s+(?:there|at\s+that|be|alone))?\W*$"
+        r"|\byou\s+(?:won't|will\s+not|aren't\s+going\s+to)\s+get\s+(?:an?\s+|any\s+)?(?:image|picture|edit|drawing)\b"
+        rf"|\b(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'ve|\s+have)?\s+(?:just\s+)?(?:stop|stopped|stopping)\s+(?:here|there)\s+(?:rather\s+than|instead\s+of)\s+{_DECLINE_VERB}"
+        r"|\b(?:i|we)(?:'ve|\s+have)?\s+(?:left|kept|returned)\s+(?:the|this|your)\s+(?:\w+\s+)?(?:image|picture|photo|original|scene|input)\s+(?:as\s+(?:it\s+)?(?:is|was)|unedited|untouched|unchanged|unmodified|alone)\b(?![,\s]+(?:otherwise|apart|except|but|besides|aside)\b)"
+        r"|\b(?:i|we)\s+(?:haven't|have\s+not|didn't|did\s+not|didnt|havent)\s+(?:changed|edited|modified|touched|altered|made|generated|drawn|rendered|change|edit|modify|touch|alter|make|generate|draw|render)\s+"
+        r"(?:(?:the|this|your)\s+(?:picture|image|photo|edit)|(?:an?|the)\s+(?:edit|image|picture)|one|anything)\b(?!\s*(?:'s|else|other|more|further|but|except))", re.I), "decline_act"),
+    # a verdict line that the result is none: "Path: none.", "Draw: skipped.", "Output: n/a"
+    ("verdict", re.compile(r"^[#*>\s\-\d.]*(?:path|route|solution|output|result|draw(?:ing)?|edit|image)\s*:\s*\**(?:none|null|n/?a|skipped|not\s+drawn|nothing)\**\s*[.!]?\s*$", re.I), "verdict"),
+]
+
 # --- other languages: conclusion patterns, and the cues that block them ------------------------------------
 
 _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
@@ -362,7 +394,7 @@ _ML_PATTERNS.append(("ml_declines", re.compile(
     r"|\bil\s+n'y\s+a\s+rien\s+à\s+\w+|^\W*rien\s+à\s+(?:[ée]diter|modifier|retoucher|dessiner|changer|faire)\b|\bpas\s+de\s+(?:chemin|passage|route|issue|place|solution|sortie)\b|\bla\s+place\s+manque\b|\bil\s+ne\s+reste\s+(?:\w+\s+){0,3}?pas\s+de\s+place\b|\b(?:ne\s+)?(?:tient|tiennent|rentre|rentrent)\s+pas\b"
     # es
     r"|\bno\s+(?:voy\s+a|puedo|podr[ée]|pienso|podemos|vamos\s+a)\s+(?:\w+\s+)?(?:generar|hacer|editar|dibujar|producir|crear|mostrar|modificar|aplicar|realizar)\b(?!\s+im[áa]genes)"
-    r"|\bno\s+(?:genero|dibujo|edito|hago|modifico|produzco|muestro|toco)\b|\b(?:lo|la)\s+dejo\s+(?:aqu[íi]|as[íi]|como\s+est[áa])\b|\bdejo\s+la\s+(?:imagen|foto)\s+(?:como\s+est[áa]|sin\s+cambios|intacta|tal\s+cual)"
+    r"|\bno\s+(?:genero|dibujo|edito|hago|modifico|produzco|muestro|toco)\b(?!\s+(?:im[áa]genes|fotos|v[íi]deos|animaciones|dibujos)\b)|\b(?:lo|la)\s+dejo\s+(?:aqu[íi]|as[íi]|como\s+est[áa])\b|\bdejo\s+la\s+(?:imagen|foto)\s+(?:como\s+est[áa]|sin\s+cambios|intacta|tal\s+cual)"
     r"|\bno\s+(?:caben?|encajan?|puede\s+ser)\b|\bno\s+se\s+puede\s*(?:[.,;:!]|$)|\bno\s+hay\s+(?:un[ao]?\s+)?(?:\w+\s+){0,2}?(?:que|para|con\s+(?:el|la)\s+que)\s+(?:mover|cambiar|cerrar|intercambiar|editar|levantar|girar|abrir|quitar|reemplazar)"
     r"|\bno\s+existe\s+(?:un[ao]?\s+)?(?:\w+\s+)?(?:con\s+(?:el|la)\s+que|que)\s+\w+|\b(?:me\s+)?(?:niego|abstengo)\b|\bno\s+hay\s+(?:sitio|espacio|lugar)\b|\bno\s+hay\s+(?:nada|nadie|a\s+qui[ée]n)\s+(?:que\s+)?(?:editar|modificar|mover|cambiar|retocar|dibujar)\b"
     # de
@@ -395,6 +427,51 @@ _ML_PATTERNS.append(("ml_declines", re.compile(
     r"|\bich\s+verzichte\s+(?:\w+\s+)?auf\s+(?:ein|das|jedes|eine|jede)\s+(?:Bild|Bearbeitung)\b|^\W*daraus\s+wird\s+nichts\W*$",
     re.I), "ml"))
 
+# After rounds 5 and 6 (2.5), by meaning, in the other covered languages: the requested result does not exist
+# ("esa pose no existe"), a bare verdict ("non, pas possible", "不行", "안 돼요"), one thing at two moments
+# ("不会同时", "동시에 … 수 없"), nothing to act on with any verb ("rien à déplacer", "nada que mover", "ich kann
+# nichts versetzen", "没有可移动的对象"), and the decision as an act in past or polite forms ("je n'ai rien modifié",
+# "ich habe das Bild nicht verändert", "图片保持原样", "編集は行っていません", "作成いたしかねます", "그대로 두었습니다").
+_ML_PATTERNS.append(("ml_no_solution", re.compile(
+    # es, fr, de: the result named, and its existence denied
+    r"\b(?:esa|esta|tal|dicha|la)\s+(?:pose|postura|escena|imagen|versi[óo]n|situaci[óo]n|combinaci[óo]n|posici[óo]n)\s+no\s+(?:existe|es\s+posible|puede\s+existir)\b"
+    r"|\b(?:cette|une\s+telle|la)\s+(?:pose|posture|sc[èe]ne|image|version|situation|combinaison|position)\s+n'existe\s+pas\b"
+    r"|\b(?:diese|so\s+eine|eine\s+solche|die)\s+(?:Pose|Haltung|Szene|Version|Situation|Kombination|Position)\s+gibt\s+es\s+(?:\w+\s+)?nicht\b"
+    r"|\bpas\s+d'images?\s+(?:valides?|possibles?|correctes?|coh[ée]rentes?)\b|\bpas\s+de\s+r[ée]sultat\s+(?:valable|valide|possible|coh[ée]rent)\b"
+    r"|^\W*(?:non\s*[,.!]?\s*)(?:pas|absolument\s+pas)\s+(?:r[ée]alisable|faisable|possible)\W*$"
+    r"|^\W*(?:resultado|veredicto|conclusi[óo]n|r[ée]sultat|verdict|Ergebnis|Fazit)\s*:\s*(?:sin|sans|ohne)\s+(?:ning[úu]n\s+|ninguna\s+|aucun\s+|aucune\s+)?(?:camino|ruta|soluci[óo]n|salida|chemin|solution|issue|Weg|L[öo]sung)\W*$"
+    r"|\b(?:das|es|dies)\s+(?:geht|funktioniert)\s+(?:also|so|leider|einfach|schlicht)\s+nicht\b(?!\s+(?:um|darum|nur)\b)|\b(?:zugleich|gleichzeitig)\s+geht\s+(?:das\s+)?nicht\b"
+    # zh
+    r"|没有(?:一条|任何)?(?:路|出路|通路)(?:能|可以|可)(?:到|通|走)|不(?:会|能|可能)同时|^\W*(?:不行|做不到|办不到|没办法)\W*$"
+    r"|没有(?:任何)?[^，。]{1,12}的(?:结果|图片|图像|画面|版本)"
+    # ja
+    r"|同時に[^。]{0,20}(?:でき|あり得|ありえ)(?:ない|ません)"
+    # ko
+    r"|(?:모습|장면|결과|이미지|버전|그림)(?:이|가|은|는)\s*(?:존재하지\s*않|없습니다|없어요|없다)"
+    r"|(?:만족|충족)(?:하는|시키는)\s*(?:\S+\s*){0,3}?(?:이미지|결과|그림|경로|방법|버전)(?:는|은|가|이)\s*없"
+    r"|(?:경로|길|해답|방법|해결책)\s*없음|동시에\s*(?:\S+\s*){0,3}?수(?:는|가)?\s*없|^\W*(?:그건\s*|그렇게는\s*)?안\s*(?:돼요|됩니다|돼|되겠습니다)\W*$", re.I), "ml"))
+_ML_PATTERNS.append(("ml_declines", re.compile(
+    # fr
+    r"^\W*rien\s+à\s+(?!(?:signaler|dire|voir|ajouter|craindre|redire|faire\s+de\s+plus)\b)\w{3,}"
+    r"|\b(?:je|nous)\s+n'(?:ai|avons)\s+rien\s+(?:modifi|chang|dessin|fait|touch|[ée]dit|g[ée]n[ée]r|retouch)\w*\b(?!\s+(?:d'autre|de\s+plus|d'autres|ailleurs))"
+    r"|\b(?:je|nous)\s+n'(?:ai|avons)\s+pas\s+(?:\w+\s+)?(?:modifi|dessin|fait|touch|[ée]dit|g[ée]n[ée]r|retouch|r[ée]alis)\w*\s+(?:l'image|la\s+photo|cette\s+modification|la\s+modification|l'[ée]dition)"
+    r"|\bnous\s+ne\s+(?:pouvons|pourrons|allons)\s+(?:\w+\s+)?pas\s+(?:\w+\s+)?(?:produire|dessiner|g[ée]n[ée]rer|cr[ée]er|faire|r[ée]aliser|modifier|[ée]diter|appliquer|effectuer)\b"
+    # es
+    r"|\bno\s+tengo\s+nada\s+que\s+(?!(?:a[ñn]adir|agregar|decir|ver|objetar|comentar|ocultar|temer)\b)\w{3,}|\bno\s+existe\s+(?:un[ao]?\s+)?(?:\w+\s+){0,2}?(?:al|a\s+la)\s+que\s+\w+"
+    r"|\bla\s+(?:imagen|foto)\s+(?:sigue|queda|se\s+queda)\s+(?:igual|como\s+estaba|sin\s+cambios|intacta)\b(?!\s+(?:de|que)\b)"
+    # de
+    r"|\bich\s+lasse\s+(?:das|die|den)\s+(?:Bild|Foto|Original|Szene|Pose|Aufnahme|Haltung)\s+(?:\w+\s*,?\s+){0,2}?(?:unverändert|so|wie\s+(?:es|sie|er)\s+(?:ist|war)|unbearbeitet)"
+    r"|\b(?:ich|wir)\s+(?:habe|haben)\s+(?:das|dieses)\s+(?:Bild|Foto)\s+(?:\w+\s+)?nicht\s+(?:verändert|bearbeitet|geändert|angefasst)"
+    r"|\b(?:ich|wir)\s+(?:kann|können)\s+(?:hier\s+)?nichts\s+(?:versetzen|verschieben|bewegen|umstellen|bearbeiten|ändern|drehen|tauschen)\b"
+    # zh
+    r"|(?:图片|图像|照片|画面)(?:保持|维持)(?:原样|不变)|我(?:就)?没(?:有)?(?:改动|修改|编辑|动)(?:图片|图像|照片|这张图)|没有可[^，。]{0,6}的(?:对象|东西|物体)"
+    # ja
+    r"|(?:作成|生成|描画|編集)し(?:ません|ない)|(?:^|[。、]\s*|画像の)(?:編集|修正|変更|加工)は?(?:行って|して)(?:いません|いない)|(?:画像|写真)は(?:元の)?(?:まま|そのまま)(?:にしました|にしています|です)"
+    r"|(?:作成|編集|対応|作り|描き|生成)(?:いたし|し)かね(?:ます|る)"
+    # ko
+    r"|(?:사진|이미지|그림)(?:은|는|을|를)?\s*그대로\s*(?:두|뒀|두었)|(?:^\W*|(?:이미지|사진|그림)(?:를|을|는|은)?\s*)(?:수정|편집|변경|생성)하지\s*않았"
+    r"|(?:만들어|그려|보여)\s*드릴\s*수\s*(?:가\s*)?없|(?:그렇게는|그건)\s*못\s*(?:그려|만들|그리|해)", re.I), "ml"))
+
 # Cues that make a (non-English) match not a conclusion: hedge, condition, negation of the
 # conclusion, retraction, capability. Read in the clause before the match.
 _ML_BLOCK_BEFORE = re.compile(
@@ -425,6 +502,10 @@ _ML_NEG_BEFORE = re.compile(
     r"(?:\b(?:pas|no|nicht|non|não|keineswegs|keinesfalls|nullement|jamais|nie|niemals|nunca|mai)\s*$)|(?:不是|并非|并不)$"
     r"|\b(?:no|non|não)\s+(?:es|fue|era|ser[áa]|ser[íi]a|resulta|result[óo]|parece|è|era|sar[àa]|sarebbe|é|foi|seria)\s*$"  # "no fue imposible"
     r"|\b(?:rien|nada|nichts|niente|nulla)\s*(?:d['’]|de\s+)?$", re.I)  # "rien d'impossible"
+# An impossibility that qualifies a thing that does not exist: "편집 불가능한 부분은 없습니다" (no part cannot be edited),
+# "不可能的地方没有", "不可能な点はありません"
+_ML_NEG_OF_THING = re.compile(r"(?:한|인|할)\s*(?:\S+\s*)?(?:부분|것|점|곳|일|요소)(?:은|는|이|가|도)?\s*(?:하나도\s*|전혀\s*)?없"
+                              r"|的(?:地方|部分|东西|点)?(?:都|也)?没有|な(?:点|部分|もの|ところ|こと)(?:は|も)(?:ありません|ない)")
 # German inversion: the adjective first, the negation after the verb ("Unmöglich ist das nicht")
 _ML_NEG_AFTER = re.compile(r"^\s*(?:ist|war|sind|wäre|scheint|erscheint)\s+(?:\w+\s+){0,3}?(?:nicht|nichts|keineswegs|keinesfalls)\b(?!\s+zu\b)", re.I)
 # A named route as the subject (zh / ja): "右边那条路走不通" is a local dead end, not the task;
@@ -485,6 +566,29 @@ INSTEAD = re.compile(
     r"ce\s+que\s+je\s+peux\s+faire|was\s+ich\s+(?:tun|machen)\s+kann|Kompromiss|Annäherung)\b"
     r"|而是|改为|改成|代替|替代|不过|仍然|还是|折中|近似|退而求其次|代わりに|かわりに|それでも|妥協|近いもの|대신|그래도|절충|비슷한", re.I)
 
+# What the delivered image is, when the text says it (2.5, after rounds 5 and 6): with a conclusion, an image that is
+# the input unchanged ("the returned image is unchanged from the input", "adjunto la original sin cambios", "画像は元のま
+# まです"), only the possible part of the request ("the second part … not done", "这一部分…没做", "그 부분은 하지
+# 않았습니다", "Output shows only the first half") or something put in the result's place ("as an alternative I drew",
+# "como alternativa", "à la place", "stattdessen", "代わりに", "대신", "作为替代") agrees with the conclusion: the response
+# declined the request (or the impossible part of it) and delivered something else.
+IMAGE_NOT_THE_EDIT = re.compile(
+    # the input returned
+    r"\b(?:unchanged|unedited|unmodified|untouched|as\s+it\s+was)\b[^.!?\n]{0,40}?\b(?:input|original)\b|\b(?:input|original)\s+(?:image\s+)?(?:is\s+)?(?:returned\s+)?(?:unchanged|unedited|as\s+it\s+was)\b"
+    r"|\b(?:returned|output|attached|this|the)\s+image\s+is\s+(?:unchanged|the\s+(?:original|input)|identical\s+to\s+the\s+(?:input|original))\b|\b(?:an?\s+)?(?:unedited|unmodified)\s+copy\b"
+    r"|\b(?:only|just)\s+the\s+(?:original|input)\b|\bwithout\s+any\s+(?:path|route|edit|change)s?\b"
+    r"|\b(?:l'original|l'image\s+(?:d'origine|originale))\s+(?:sans\s+(?:aucune\s+)?(?:modification|changement)|inchang[ée]e?|telle\s+quelle)|\bla\s+original\s+sin\s+cambios\b|\b(?:imagen|foto)\s+original\s+sin\s+cambios\b"
+    r"|\b(?:zeigt|ist)\s+(?:\w+\s+){0,3}?das\s+(?:unveränderte\s+)?Original\b|\bOriginal\s+(?:unverändert|ohne\s+Änderung)"
+    r"|原始(?:迷宫|图片|图像)|原图|(?:画像|写真)は元のまま|元の(?:画像|写真)のまま|원본\s*(?:그대로|이미지)"
+    # only the possible part
+    r"|\b(?:second|other|latter|first|remaining)\s+(?:part|half)\b|\b(?:that|this|the\s+\w+)\s+part\b[^.!?\n]{0,30}?\b(?:isn't|is\s+not|can't|cannot|not|didn't|wasn't)\b|\bshows\s+(?:\w+\s+){0,4}?only\b|\bonly\s+the\s+first\b"
+    r"|\b(?:cette|la)\s+(?:deuxi[èe]me\s+|seconde\s+|autre\s+)?partie\b|\b(?:esa|la\s+otra|la\s+segunda)\s+parte\b|\b(?:der\s+zweite|dieser|den\s+zweiten)\s+Teil\b"
+    r"|这一?部分|那一?部分|第二部分|只有[^，。]{1,8}(?:$|。)|その部分|この部分|그\s*부분|두\s*번째\s*부분"
+    # something in the result's place
+    r"|\bas\s+an\s+alternative\b|\balternatively\b|\binstead\s*,?\s+(?:i|we)(?:'ve|\s+have)?\s+\w+|\b(?:i|we)(?:'ve|\s+have)?\s+(?:drew|drawn|rendered|generated|made|posed|shown|showed|gave|painted)\b[^.!?\n]{0,80}?\binstead\b"
+    r"|\bcomo\s+alternativa\b|\ben\s+su\s+lugar\b|\bà\s+la\s+place\b|\ben\s+remplacement\b|\bstattdessen\b|\bersatzweise\b|作为替代|代わりに|かわりに|대신",
+    re.I)
+
 # --- English cues ------------------------------------------------------------------------------------------
 
 # In the clause before a match: hypothetical, hedge, intention to check, reported speech.
@@ -542,7 +646,8 @@ _CAPABILITY_ML = re.compile(
     r"(?:이미지|그림|사진)(?:를|을)?\s*(?:생성|출력|만들)(?:할\s*수\s*없|하지\s*못)|"
     r"(?:无法|不能|没法|没办法)(?:直接|在这里|在此)?(?:生成|输出|产生|画出?)(?:图片|图像)|画像を(?:生成|出力)(?:でき|する(?:こと)?ができ)(?:ない|ません)|"
     r"ne\s+(?:peux|puis|pouvons|peut)\s+pas\s+(?:g[ée]n[ée]rer|produire|cr[ée]er|dessiner)\s+(?:des\s+|d'|les\s+)?images?|"
-    r"no\s+(?:puedo|podemos)\s+(?:generar|crear|producir|dibujar)\s+im[áa]genes|(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}keine\s+Bilder|"
+    r"no\s+(?:puedo|podemos)\s+(?:generar|crear|producir|dibujar)\s+im[áa]genes|no\s+(?:genero|produzco|creo|dibujo)\s+im[áa]genes|je\s+ne\s+(?:g[ée]n[èe]re|produis|cr[ée]e|dessine)\s+pas\s+d'images\b|(?:erzeuge|generiere|erstelle)\s+(?:ich\s+)?keine\s+Bilder|"
+    r"(?:kann|k[öo]nnen)\s+(?:\w+\s+){0,3}keine\s+Bilder|"
     r"non\s+posso\s+(?:generare|creare)\s+immagini|n[ãa]o\s+posso\s+(?:gerar|criar)\s+imagens", re.I)
 # After a "no X": the sentence goes on to say the request itself is fine (a narrower property)
 _NARROWER_AFTER = re.compile(
@@ -560,7 +665,7 @@ _CONDITION_AFTER = re.compile(r"^\W*(?:is|was|would\s+be)\s+what\s+(?:i|we|one)(
 _PROPERTY_AFTER = re.compile(
     r"^\s*(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|looks?|seems?)\s+(?!possible\b|valid\b|feasible\b|available\b|left\b|viable\b|achievable\b|"
     r"acceptable\b|able\b|allowed\b|legal\b|reachable\b|found\b|open\b|there\b|consistent\b|compatible\b|satisf|correct\b|workable\b|doable\b)\w+", re.I)
-_ACT_KINDS = ("decline_act", "no_room", "referent", "substitute")
+_ACT_KINDS = ("decline_act", "no_room", "referent", "substitute", "inability")
 # "a shorter path doesn't exist", "no better solution than this", "no other arrangement beats it": optimality
 _COMPARATIVE_BEFORE = re.compile(r"\b(?:shorter|better|faster|quicker|simpler|cleaner|cheaper|nicer|more\s+\w+|easier|best|shortest|optimal)\s+(?:\w+\s+)?$|\b(?:shorter|better|faster|quicker|simpler|cleaner|easier)\s+(?:\w+\s+)?(?:path|route|solution|way|arrangement|option|answer|version)s?\b", re.I)
 _BEATS_AFTER = re.compile(r"^\s*(?:\w+\s+){0,3}?(?:beats?|than\b|is\s+(?:better|shorter|simpler)|improves?\s+on|would\s+be\s+(?:better|shorter))", re.I)
@@ -627,6 +732,16 @@ _COMPARED = re.compile(r"\b(?:\w+er\s+(?:way|solution|arrangement|path|route|lay
 _YOU_ASKED = re.compile(r"\b((?:the|this|that|an?|your)\s+(?:\w+\s+){0,2}?\w+\s+)(?:that\s+|which\s+)?you\s+(?:asked|requested|wanted)(?:\s+for)?\b", re.I)
 
 
+_BUT = re.compile(r"\b(?:but|however)\b", re.I)
+
+
+def _own_clause(sentence: str, start: int, end: int) -> str:
+    """The part of ``sentence`` around [start, end) between the nearest "but" / "however" on each side."""
+    before = [b.end() for b in _BUT.finditer(sentence, 0, start)]
+    after = _BUT.search(sentence, end)
+    return sentence[before[-1] if before else 0: after.start() if after else len(sentence)]
+
+
 def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     """'' when an English match counts, else why it does not."""
     sentence, start = s.text, m.start()
@@ -651,6 +766,9 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     if s.inside_quotes(start):
         return "inside quotation marks"
     after = sentence[m.end():m.end() + 160]
+    # "can't be in two places at once, so if you wanted it both …": what follows is a condition on what was meant
+    if re.match(r"[^.;!?]{0,40}?\b(?:so\s+)?if\s+you\s+(?:wanted|meant|want|mean|asked|intended)\b", after, re.I):
+        return "a condition on what the request meant follows (a hypothetical reading), not a conclusion"
     # "impossible not to smile": a double negation says "certainly", about a feeling, not the task
     if kind in ("adjective", "plain") and re.match(r"\s+(?:for\s+\w+\s+)?not\s+to\b", after, re.I):
         return "an idiom (impossible not to ...: a double negation)"
@@ -663,7 +781,9 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
     if not verb:
         inner = re.search(r"\bto\s+(\w+)$", matched)
         verb = inner.group(1) + after[:30] if inner else ""
-    if verb and _IDIOM_VERB.match(verb):
+    if kind == "referent" and re.search(r"\b(?:need|needs|needed|has|have|had|got|want|wants|wanted|ought|used|is|are)\s+to\s+\w+$", matched, re.I):
+        return "a necessity or a plan ('no other objects need to move'), not a missing referent"
+    if verb and _IDIOM_VERB.match(verb) and kind not in ("referent", "no_room"):  # "no dog to move", "nowhere to go": these rules list their own verbs
         return f"'{matched} to {verb}' is an idiom or about a rule or one move, not the task"
     if _NARROWER_AFTER.search(after):
         return "a narrower property than the request (the rest of the sentence says the request itself is fine)"
@@ -730,7 +850,14 @@ def _check_en(kind: str, s: _Sentence, m: re.Match) -> str:
         clause = re.split(r"[,;]|\b(?:but|so|however|instead)\b", after, maxsplit=1)[0]
         if not _REASON.search(clause):
             return _NO_REASON
-    if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction", "decline_act") and _CAPABILITY.search(sentence) and re.search(r"\b(?:i|me|my|we)\b", sentence, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", sentence, re.I):
+    if kind == "inability" and _CAPABILITY.search(sentence):
+        return "about the model's own capability, not the task"
+    if kind == "allow" and re.search(r"\b(?:instructions?|rules?|request|prompt|task|brief|you)\b", sentence[:start], re.I):
+        return "restates what the request or its rules allow, not a constraint of the world"
+    # the capability is read in the match's own clause: "I'm text-only, so I can't edit images — but this edit has no
+    # valid version" concludes about the task after its "but"
+    own = _own_clause(sentence, start, m.end())
+    if kind in ("adjective", "participle", "plain", "noun", "noun_lead", "first_person", "contradiction", "decline_act") and _CAPABILITY.search(own) and re.search(r"\b(?:i|me|my|we)\b", own, re.I) and not re.search(r"\b(?:because|since|as)\b[^.]{0,80}\b(?:wall|contradict|both|missing|absent|no\s+)", own, re.I):
         return "about the model's own capability, not the task"
     if _SAFETY.search(sentence) or _SAFETY_ML.search(sentence):
         return "a refusal for a safety or policy reason, not infeasibility"
@@ -747,11 +874,16 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
     cut = max(prefix.rfind(c) for c in ",，;；:：")
     if cut >= 0:
         prefix = prefix[cut + 1:]
-    cue = _ML_BLOCK_BEFORE.search(prefix) or _ML_CONDITIONAL.search(sentence[:m.start()][-80:])
+    # searched in place (pos, endpos), not on a slice: a slice that starts inside a word ("lais|se") would make
+    # its end a word of its own ("se", Italian "if")
+    pstart = m.start() - len(prefix)
+    cue = _ML_BLOCK_BEFORE.search(sentence, pstart, m.start()) or _ML_CONDITIONAL.search(sentence, max(0, m.start() - 80), m.start())
     if cue:
         return f"'{cue.group(0)}' before it (hedged, conditional or negated)"
     if _ML_NEG_BEFORE.search(prefix):
         return "negated"
+    if _ML_NEG_OF_THING.match(sentence, m.end()):
+        return "negated (nothing that is impossible: 편집 불가능한 부분은 없습니다)"
     if _ML_ADJ.search(m.group(0)) and (_ML_NEG_DETERMINER.search(prefix) or _ML_NEG_AFTER.match(sentence[m.end():m.end() + 60])):
         return "negated (no such thing, or the negation follows the verb)"
     if _ML_LOCAL_SUBJECT.search(prefix) and not _ML_UNIVERSAL.search(prefix):
@@ -808,6 +940,13 @@ _WEAK_RULES = {"all_fail", "first_person"}
 _ML_LANGUAGES = frozenset({"fr", "es", "de"})
 
 
+_NO_APOSTROPHE = re.compile(r"\b(can|don|doesn|won|isn|aren|wasn|weren|couldn|wouldn|shouldn|didn|haven|hasn)t\b|\b(there|that|it)s\b(?=\s+(?:no|not|nothing|none|really|just|simply)\b)", re.I)
+
+
+def _with_apostrophe(m: re.Match) -> str:
+    return f"{m.group(1)}'t" if m.group(1) else f"{m.group(2)}'s"
+
+
 def _sentence_rule(raw: str, language: str = "") -> tuple[str, str, str, str]:
     """(status, rule, kind_or_why, matched): status "fired", "rejected" or "" for one sentence. ``language``: the
     sentence's language as the identifier reads it ("" when not known or too short): the function-word count
@@ -824,12 +963,15 @@ def _sentence_rule(raw: str, language: str = "") -> tuple[str, str, str, str]:
     english = en >= other
     if english and _HYPOTHETICAL_START.match(raw):
         return ("rejected", "", "a hypothetical (suppose / imagine / assume ...)", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
-    for rule, pattern, kind in (_EN_PATTERNS if english else ()):
-        for m in pattern.finditer(raw):
-            problem = _check_en(kind, s, m)
-            if not problem:
-                return "fired", rule, kind, m.group(0)
-            why = why or f"{rule}: {problem}"
+    # typed without apostrophes ("cant", "theres", "doesnt"): read as written with them (the evidence stays the raw sentence)
+    fixed = _NO_APOSTROPHE.sub(_with_apostrophe, raw) if english else raw
+    for text_read, sent in ((raw, s),) + (((fixed, _Sentence(fixed)),) if fixed != raw else ()):
+        for rule, pattern, kind in (_EN_PATTERNS if english else ()):
+            for m in pattern.finditer(text_read):
+                problem = _check_en(kind, sent, m)
+                if not problem:
+                    return "fired", rule, kind, m.group(0)
+                why = why or f"{rule}: {problem}"
     if (en <= other or language in _ML_LANGUAGES) and not why:  # not clearly English, and nothing English was ruled out
         for rule, pattern, kind in _ML_PATTERNS:
             for m in pattern.finditer(raw):
