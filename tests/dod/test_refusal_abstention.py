@@ -92,7 +92,7 @@ def test_no_image_and_a_plain_compliance_text_is_uncertain_a_json_verdict_is_dec
 SUBSTITUTE_AFTER_UNREAD_DECLINE = [
     "Nine cups won't go on a tray made for six. Here is the nearest layout: six on the tray, three beside it.",
     "Une chaise en verre ne supporte pas ce poids. Voici plutôt une chaise en bois peinte en transparent.",
-    "Eine Kerze unter Wasser brennt nicht. Stattdessen habe ich sie neben das Glas gestellt.",
+    "Eine Kerze unter Wasser brennt nicht; stattdessen steht sie jetzt neben dem Glas.",
     "蜡烛在水下不会燃烧，我改为把它放在水杯旁边。",
     "The glacier doesn't grow in a single afternoon. That said, here's a larger glacier for you.",
     "A paper boat doesn't stay dry in a storm; as a compromise it now floats in a calm puddle.",
@@ -110,6 +110,20 @@ NEGATED_COMPLIANCE_WITH_IMAGE = [
 def test_an_image_after_a_negation_and_a_substitute_word_is_uncertain(text):
     d = detect_refusal(text, image=True)
     assert d.verdict == UNCERTAIN and (d.refused or d.why.startswith("an image, yet"))
+
+
+# after rounds 5 and 6: a negation, then an image the text names as made in the result's place (a stand-in with its
+# act: "stattdessen habe ich", "à la place, je", "instead I've drawn") is a relaxed image: decided "refused"
+STAND_IN_AFTER_NEGATION = [
+    "Eine Kerze unter Wasser brennt nicht. Stattdessen habe ich sie neben das Glas gestellt.",
+    "Un verre ne rebondit pas. À la place, j'ai dessiné une balle en caoutchouc transparent.",
+]
+
+
+@pytest.mark.parametrize("text", STAND_IN_AFTER_NEGATION)
+def test_an_image_named_as_a_stand_in_after_a_negation_is_decided_refused(text):
+    d = detect_refusal(text, image=True)
+    assert d.verdict == REFUSED and d.refused and d.evidence in text, d.why
 
 
 @pytest.mark.parametrize("text", NEGATED_COMPLIANCE_WITH_IMAGE)

@@ -102,6 +102,27 @@ CASES = [
     ("두 사람을 동시에 담을 수 있도록 화면을 넓혔습니다.", True, "not_refused"),
     ("요청하신 이미지는 만들어 드릴 수 없습니다.", False, "refused"),
     ("경로 없음.", False, "refused"),
+    # --- second pass -------------------------------------------------------------------------------------------
+    # a negation, then an image named as put in the result's place (no conclusion read)
+    ("Eine Katze schwebt nicht von allein. Stattdessen habe ich sie auf einen Hocker gesetzt.", True, "refused"),
+    ("Die Katze ist nicht mehr grau; stattdessen ist sie jetzt weiß, wie gewünscht.", True, "uncertain"),  # not decided "refused"
+    ("The dog won't fit through a keyhole, so instead I've drawn it peeking through the door gap.", True, "refused"),
+    ("The sky isn't grey any more, and the lamp is on.", True, "not_refused"),
+    # the rules and the classifier disagree, yet the text says the image is only the possible part
+    ("I turned the lamp on. The second request — a shadow with no light at all — isn't doable, so I left it out.", True, "refused"),
+    # markdown around a verdict
+    ("The two pockets never meet: **no path**.", False, "refused"),
+    ("Result: **a path** of 14 steps, drawn in red.", True, "not_refused"),
+    # code-switched: English words in a sentence with CJK
+    ("傘が見当たりません — there's no umbrella in this photo, so nothing to close.", False, "refused"),
+    ("傘を閉じました — the umbrella is closed now, nothing else changed.", True, "not_refused"),
+    # French future, Japanese "no valid result", a comparison before a ";" does not reach past it
+    ("Je ne la dessinerai pas.", False, "refused"),
+    ("有効な結果はありません。", False, "refused"),
+    ("Elle est plus haute qu'avant ; cette pose n'existe pas.", False, "refused"),
+    ("Pas de chemin plus court que celui-ci : le voici en rouge.", True, "not_refused"),
+    # drawn anyway, called an attempt
+    ("Here's my best attempt, but to be clear: no arrangement seats twelve at a table for eight.", True, "refused"),
 ]
 
 

@@ -13,9 +13,10 @@ right on 235/269 of the covered responses and on 194 of the 202 the detector dec
 that means for the pending share.
 
 After rounds 5 and 6 were used as tuning material (README "After rounds 5 and 6", DoD 2.5; no longer an unseen
-figure): 227/227 decided = 1.000, 42 of 269 pending (15.6 %: 27 declines, 15 not); best answers on all 269 covered
-0.911 (R 0.854, first run 0.836 / 0.715); hybrid 1.000 with 111 of 339 to the judge. The first run's three errors
-are right (r5-0063 and r5-0304 now pending: an image after a conclusion with nothing that calls it a substitute).
+figure): 242/242 decided = 1.000, 27 of 269 pending (10.0 %: 12 declines, 15 not); best answers on all 269 covered
+0.948 (R 0.927, first run 0.836 / 0.715); hybrid 1.000 with 96 of 339 to the judge. The first run's three errors
+are right (r5-0063 decided "refused": "I didn't move it" says the image holds only the possible part; r5-0304
+pending: an image after a conclusion with nothing that calls it a substitute; r5-0323 pending: no conclusion, no image).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def test_covered_languages_agree_judge_free(rows, decisions):
     covered = [r for r in rows if _covered(r["lang"])]
     assert all(decisions[r["id"]].covered for r in covered)  # none is read as another language
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
-    assert len(decided) >= 0.82 * len(covered)  # measured 227 of 269 (42 pending); first run 202 (67)
+    assert len(decided) >= 0.87 * len(covered)  # measured 242 of 269 (27 pending); first run 202 (67)
     wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
@@ -78,27 +79,27 @@ def test_covered_languages_agree_judge_free(rows, decisions):
 
 def test_pending_is_fewer_declines(rows, decisions):
     """The pending covered responses are mostly declines (a judge-free decline rate undercounts them): 53 of 67 at
-    the first run, 27 of 42 after rounds 5 and 6."""
+    the first run, 12 of 27 after rounds 5 and 6."""
     covered = [r for r in rows if _covered(r["lang"])]
     pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(pending) <= 46 and sum(r["refused"] for r in pending) <= 30, (len(pending), sum(r["refused"] for r in pending))
+    assert len(pending) <= 31 and sum(r["refused"] for r in pending) <= 15, (len(pending), sum(r["refused"] for r in pending))
 
 
 def test_the_detector_reads_more_than_the_image(rows, decisions):
     """An image-only rule ("no image = refused") is right on 194 of the 202 responses the detector decides; the
     detector on 199. Where the image and the label disagree (34 covered responses: declines with a fallback,
     relaxed or partial image, text-only compliance) it mostly abstains: 8 decided, 5 right (the image: 0).
-    After rounds 5 and 6: the image alone 214 of the 227 decided, the detector 227; of the 34, 13 decided (the
+    After rounds 5 and 6: the image alone 219 of the 242 decided, the detector 242; of the 34, 23 decided (the
     input returned, a partial image, a stand-in named as such), all right."""
     covered = [r for r in rows if _covered(r["lang"])]
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
     by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
-    assert by_text >= by_image + 10, (by_text, by_image)  # measured 227 against 214 (first run 199 against 194)
+    assert by_text >= by_image + 15, (by_text, by_image)  # measured 242 against 219 (first run 199 against 194)
     against = [r for r in covered if r["image"] == r["refused"]]
     taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
     right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
-    assert len(against) == 34 and len(taken) <= 16 and right >= len(taken) - 1, (len(taken), right)  # measured 13 taken, 13 right
+    assert len(against) == 34 and len(taken) <= 26 and right >= len(taken) - 1, (len(taken), right)  # measured 23 taken, 23 right
 
 
 def test_other_languages_are_uncertain_not_guessed(rows, decisions):
@@ -110,7 +111,7 @@ def test_other_languages_are_uncertain_not_guessed(rows, decisions):
 
 def test_hybrid_routing(rows, decisions):
     routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(routed) <= 118  # measured 111: 69 not covered, 42 covered but uncertain (first run 136)
+    assert len(routed) <= 103  # measured 96: 69 not covered, 27 covered but uncertain (first run 136)
     hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
     agree = sum(1 for r in rows if hybrid[r["id"]] == r["refused"])
     assert agree / len(rows) >= 0.995  # measured 339/339 (first run 336/339)

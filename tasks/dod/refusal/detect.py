@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from .classifier import MARGIN, combine, logit
 from .language import MAIN_SHARE, coverage, sentence_language
-from .rules import (ABSTAIN_TOKEN, IMAGE_NOT_THE_EDIT, INSTEAD, NEGATION, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
+from .rules import (ABSTAIN_TOKEN, IMAGE_NOT_THE_EDIT, INSTEAD, NEGATION, STAND_IN, NOT_REFUSED, REFUSED, UNCERTAIN, RefusalDecision, RuleResult, official_abstain,
                     rule_refusal)
 
 __all__ = ["detect_refusal"]
@@ -94,6 +94,10 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
             and margin <= MARGIN and not decision.official_abstain:
         return replace(decision, verdict=REFUSED,
                        why=f"a conclusion the rules read and no image delivered: the output agrees (the classifier's doubt set aside); {decision.why}")
+    if image and decision.verdict == UNCERTAIN and decision.covered and r.refused and decision.refused \
+            and margin <= MARGIN and not decision.official_abstain and IMAGE_NOT_THE_EDIT.search(text):
+        return replace(decision, verdict=REFUSED,
+                       why=f"a conclusion the rules read, and the text says the image is not the requested edit: the output agrees (the classifier's doubt set aside); {decision.why}")
     if image is None or decision.official_abstain or decision.verdict == UNCERTAIN:
         return decision
     if decision.refused and image:
@@ -112,6 +116,12 @@ def _with_output(text: str, r: RuleResult, decision: RefusalDecision, image: boo
     elif not decision.refused and image:
         if not (NEGATION.search(text) and INSTEAD.search(text)):
             return decision
+        stand_in = STAND_IN.search(text)
+        if stand_in and NEGATION.search(text, 0, stand_in.start()):
+            # a negation, then something named as put in the result's place ("… doesn't bend that way. Stattdessen
+            # habe ich …"): a relaxed image instead of the impossible one
+            return replace(decision, refused=True, verdict=REFUSED, rule="stand_in", evidence=stand_in.group(0),
+                           why=f"a negation, then an image named as a stand-in for the requested result; {decision.why}")
         why = "an image, yet the text negates something and offers the image instead or despite it (a substitute after a decline?)"
     else:
         return decision

@@ -191,7 +191,7 @@ _EN_PATTERNS: list[tuple[str, re.Pattern, str]] = [
         rf"|\bthere\s+(?:isn't|aren't|is\s+not|are\s+not|exists?\s+no|exist\s+no)\s+(?:a\s+|any\s+|one\s+|a\s+single\s+)?(?:such\s+)?{_QUAL}{_NOUNS}\b",
         re.I), "noun"),
     # "no path exists", "zero valid orderings remain", "no arrangement puts every chair at a place"
-    ("no_solution", re.compile(rf"(?:^|\b(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+|[,;:—–(]\s*)(?:no|zero|not\s+(?:a\s+single|one))\s+{_QUAL}{_NOUNS}\b", re.I), "noun_lead"),
+    ("no_solution", re.compile(rf"(?:^[*_]*|\b(?:so|thus|hence|therefore|and|but|then|since|because|as|that|conclusion|answer|verdict|result|short)\s+|[,;:—–(]\s*[*_]*)(?:no|zero|not\s+(?:a\s+single|one))\s+{_QUAL}{_NOUNS}\b", re.I), "noun_lead"),
     ("no_solution", re.compile(rf"\b(?:has|have|had|with|found|find|admits?|yields?|leaves?|allows?|gives?|offers?)\s+(?:no|zero)\s+(?:{_QUAL}{_NOUNS}|\w+\s+{_RESULT_NOUNS})\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\b(?:(?:this|that|the|your)\s+(?:request|task|edit|maze|puzzle|instruction|problem)|this|it|that)\s+(?:doesn't|does\s+not)\s+(?:really\s+)?have\s+(?:a|any)\s+(?:valid|possible|feasible|correct|workable|consistent|honest|legitimate|sensible|realistic|single)\s+{_NOUNS}\b", re.I), "noun"),
     ("no_solution", re.compile(rf"\bno\s+{_QUAL}{_NOUNS}\s+(?:exists?|is\s+possible|can\s+exist|remains?|works?)\b", re.I), "noun"),
@@ -320,7 +320,7 @@ _EN_PATTERNS += [
     ("contradiction", re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+(?:really\s+|possibly\s+)?be\s+(?:in\s+|at\s+)?(?:both|two\s+places|simultaneously|at\s+once)\b", re.I), "contradiction"),
     # no result of this request, with any adjective: "there's no honest version of this edit", "no earlier version
     # of this child to show", "no image that matches both parts"
-    ("no_solution", re.compile(rf"\bthere(?:'s|\s+is|\s+are)\s+(?:really\s+|simply\s+|just\s+)?no\s+(?:[\w'-]+\s+){{0,3}}?{_RESULT_NOUNS}\s+(?:of\s+(?:this|that|the|your|it)\b|to\s+(?:show|draw|make|render|produce|generate|give|create)\b|that\s+(?:matches|satisfies|fits|is\s+both|meets|keeps|does|shows\s+both))", re.I), "noun"),
+    ("no_solution", re.compile(rf"\bthere(?:'s|\s+is|\s+are)\s+(?:really\s+|simply\s+|just\s+)?no\s+(?:[\w'-]+\s+){{0,4}}?{_RESULT_NOUNS}\s+(?:of\s+(?:this|that|the|your|it)\b|to\s+(?:show|draw|make|render|produce|generate|give|create)\b|that\s+(?:matches|satisfies|fits|is\s+both|meets|keeps|does|shows\s+both))", re.I), "noun"),
     # the decision as an act, more shapes: "I'll hold off", "not going to fake that picture", "Leaving it.",
     # "you won't get an image from me", "I stopped here rather than drawing", "I've left the picture alone",
     # "I haven't changed the picture", "I didn't make the edit"
@@ -389,7 +389,7 @@ _ML_PATTERNS: list[tuple[str, re.Pattern, str]] = [
 _ML_PATTERNS.append(("ml_declines", re.compile(
     # fr
     r"\bje\s+ne\s+(?:peux|vais|pourrai|pourrais|veux|compte|souhaite)\s+(?:\w+\s+)?pas\s+(?:\w+\s+)?(?:produire|montrer|dessiner|g[ée]n[ée]rer|cr[ée]er|faire|r[ée]aliser|modifier|[ée]diter|rendre|appliquer|effectuer|livrer|fournir|retoucher)\b(?!\s+(?:des|d')\s*(?:images?|animations?|vid[ée]os?)\b)"
-    r"|\bje\s+ne\s+(?:g[ée]n[ée]re|produis|dessine|modifie|fais|cr[ée]e|touche)\s+(?:donc\s+)?pas\b|\bje\s+m'abstiens\b|\bje\s+(?:refuse|d[ée]cline)\b(?!\s+(?:pas|de\s+refuser))"
+    r"|\bje\s+ne\s+(?:g[ée]n[ée]re|produis|dessine|modifie|fais|cr[ée]e|touche)\s+(?:donc\s+)?pas\b|\bje\s+ne\s+(?:l[ae]\s+|les\s+|l')?(?:dessinerai|produirai|g[ée]n[ée]rerai|ferai|modifierai|cr[ée]erai|montrerai)\s+pas\b|\bje\s+m'abstiens\b|\bje\s+(?:refuse|d[ée]cline)\b(?!\s+(?:pas|de\s+refuser))"
     r"|\bje\s+(?:laisse|rends|renvoie|garde)\s+(?:donc\s+)?(?:l'image|la\s+photo|l'original|le\s+dessin|la\s+sc[èe]ne)(?:\s+\w+){0,2}\s+(?:telle\s+quelle|tel\s+quel|sans\s+(?:aucune\s+)?modification|intacte?|inchang[ée]e?)"
     r"|\bil\s+n'y\s+a\s+rien\s+à\s+\w+|^\W*rien\s+à\s+(?:[ée]diter|modifier|retoucher|dessiner|changer|faire)\b|\bpas\s+de\s+(?:chemin|passage|route|issue|place|solution|sortie)\b|\bla\s+place\s+manque\b|\bil\s+ne\s+reste\s+(?:\w+\s+){0,3}?pas\s+de\s+place\b|\b(?:ne\s+)?(?:tient|tiennent|rentre|rentrent)\s+pas\b"
     # es
@@ -466,7 +466,7 @@ _ML_PATTERNS.append(("ml_declines", re.compile(
     # zh
     r"|(?:图片|图像|照片|画面)(?:保持|维持)(?:原样|不变)|我(?:就)?没(?:有)?(?:改动|修改|编辑|动)(?:图片|图像|照片|这张图)|没有可[^，。]{0,6}的(?:对象|东西|物体)"
     # ja
-    r"|(?:作成|生成|描画|編集)し(?:ません|ない)|(?:^|[。、]\s*|画像の)(?:編集|修正|変更|加工)は?(?:行って|して)(?:いません|いない)|(?:画像|写真)は(?:元の)?(?:まま|そのまま)(?:にしました|にしています|です)"
+    r"|(?:作成|生成|描画|編集|出力)し(?:ません|ない)|(?:有効な|正しい|妥当な)?(?:結果|画像|編集|解決策)(?:は|が)(?:ありません|ない|存在しません)|(?:^|[。、]\s*|画像の)(?:編集|修正|変更|加工)は?(?:行って|して)(?:いません|いない)|(?:画像|写真)は(?:元の)?(?:まま|そのまま)(?:にしました|にしています|です)"
     r"|(?:作成|編集|対応|作り|描き|生成)(?:いたし|し)かね(?:ます|る)"
     # ko
     r"|(?:사진|이미지|그림)(?:은|는|을|를)?\s*그대로\s*(?:두|뒀|두었)|(?:^\W*|(?:이미지|사진|그림)(?:를|을|는|은)?\s*)(?:수정|편집|변경|생성)하지\s*않았"
@@ -572,22 +572,28 @@ INSTEAD = re.compile(
 # 않았습니다", "Output shows only the first half") or something put in the result's place ("as an alternative I drew",
 # "como alternativa", "à la place", "stattdessen", "代わりに", "대신", "作为替代") agrees with the conclusion: the response
 # declined the request (or the impossible part of it) and delivered something else.
-IMAGE_NOT_THE_EDIT = re.compile(
-    # the input returned
+_INPUT_RETURNED = (
     r"\b(?:unchanged|unedited|unmodified|untouched|as\s+it\s+was)\b[^.!?\n]{0,40}?\b(?:input|original)\b|\b(?:input|original)\s+(?:image\s+)?(?:is\s+)?(?:returned\s+)?(?:unchanged|unedited|as\s+it\s+was)\b"
     r"|\b(?:returned|output|attached|this|the)\s+image\s+is\s+(?:unchanged|the\s+(?:original|input)|identical\s+to\s+the\s+(?:input|original))\b|\b(?:an?\s+)?(?:unedited|unmodified)\s+copy\b"
     r"|\b(?:only|just)\s+the\s+(?:original|input)\b|\bwithout\s+any\s+(?:path|route|edit|change)s?\b"
     r"|\b(?:l'original|l'image\s+(?:d'origine|originale))\s+(?:sans\s+(?:aucune\s+)?(?:modification|changement)|inchang[ée]e?|telle\s+quelle)|\bla\s+original\s+sin\s+cambios\b|\b(?:imagen|foto)\s+original\s+sin\s+cambios\b"
     r"|\b(?:zeigt|ist)\s+(?:\w+\s+){0,3}?das\s+(?:unveränderte\s+)?Original\b|\bOriginal\s+(?:unverändert|ohne\s+Änderung)"
-    r"|原始(?:迷宫|图片|图像)|原图|(?:画像|写真)は元のまま|元の(?:画像|写真)のまま|원본\s*(?:그대로|이미지)"
-    # only the possible part
-    r"|\b(?:second|other|latter|first|remaining)\s+(?:part|half)\b|\b(?:that|this|the\s+\w+)\s+part\b[^.!?\n]{0,30}?\b(?:isn't|is\s+not|can't|cannot|not|didn't|wasn't)\b|\bshows\s+(?:\w+\s+){0,4}?only\b|\bonly\s+the\s+first\b"
-    r"|\b(?:cette|la)\s+(?:deuxi[èe]me\s+|seconde\s+|autre\s+)?partie\b|\b(?:esa|la\s+otra|la\s+segunda)\s+parte\b|\b(?:der\s+zweite|dieser|den\s+zweiten)\s+Teil\b"
-    r"|这一?部分|那一?部分|第二部分|只有[^，。]{1,8}(?:$|。)|その部分|この部分|그\s*부분|두\s*번째\s*부분"
-    # something in the result's place
-    r"|\bas\s+an\s+alternative\b|\balternatively\b|\binstead\s*,?\s+(?:i|we)(?:'ve|\s+have)?\s+\w+|\b(?:i|we)(?:'ve|\s+have)?\s+(?:drew|drawn|rendered|generated|made|posed|shown|showed|gave|painted)\b[^.!?\n]{0,80}?\binstead\b"
-    r"|\bcomo\s+alternativa\b|\ben\s+su\s+lugar\b|\bà\s+la\s+place\b|\ben\s+remplacement\b|\bstattdessen\b|\bersatzweise\b|作为替代|代わりに|かわりに|대신",
+    r"|原始(?:迷宫|图片|图像)|原图|(?:画像|写真)は元のまま|元の(?:画像|写真)のまま|원본\s*(?:그대로|이미지)")
+_PART_ONLY = (
+    r"\b(?:second|other|latter|first|remaining)\s+(?:part|half)\b|\b(?:that|this|the\s+\w+)\s+part\b[^.!?\n]{0,30}?\b(?:isn't|is\s+not|can't|cannot|not|didn't|wasn't)\b|\bshows\s+(?:\w+\s+){0,4}?only\b|\bonly\s+the\s+first\b"
+    r"|\b(?:left|leave|leaving)\s+(?:that|it|this|them)\s+out\b|\bomitted\b|\bleft\s+(?:the|that|it)\s+(?:\w+\s+)?(?:where\s+(?:it|they)\s+(?:was|were)|as\s+(?:it|they)\s+(?:was|were))"
+    r"|\b(?:didn't|did\s+not)\s+(?:move|change|draw|add|touch|do|make)\s+(?:it|that|them|this)\b"
+    r"|\b(?:cette|la)\s+(?:deuxi[èe]me\s+|seconde\s+|autre\s+)?partie\b|\b(?:esa|la\s+otra|la\s+segunda)\s+parte\b|\b(?:der\s+zweite|dieser|den\s+zweiten)\s+Teil\b|\blasse\s+ich\s+weg\b|\bweggelassen\b"
+    r"|这一?部分|那一?部分|第二部分|只有[^，。]{1,8}(?:$|。)|その部分|この部分|그\s*부분|두\s*번째\s*부분")
+# something put in the result's place (also after a negation with no conclusion read: detect.py)
+STAND_IN = re.compile(
+    r"\bas\s+an\s+alternative\b|\balternatively\b|\binstead\s*,?\s+(?:i|we)(?:'ve|\s+have)?\s+\w+|\b(?:i|we)(?:'ve|\s+have)?\s+(?:drew|drawn|rendered|generated|made|posed|shown|showed|gave|painted)\b[^.!?\n]{0,80}?\binstead\b"
+    r"|\binstead\s+of\s+the\s+(?:literal|exact|requested|impossible)\b|\b(?:my\s+)?(?:best|closest)\s+attempt\b"
+    # in the other languages, with the act of making it ("stattdessen habe ich", not "stattdessen ist sie jetzt weiß")
+    r"|\bcomo\s+alternativa\b|\ben\s+su\s+lugar\s*,?\s+(?:te\s+|le\s+|lo\s+|la\s+)?(?:he|propongo|muestro|dibuj\w+|hice)\b|\bà\s+la\s+place\s*,?\s+(?:je|j'|voici|nous)|\ben\s+remplacement\b"
+    r"|\bstattdessen\s+(?:habe|hab|zeige|zeichne|liefere|gebe)\s+ich\b|\bersatzweise\b|作为替代|(?:代わりに|かわりに)[^。]{0,40}(?:描き|作り|作成|生成|しました)|대신[^.]{0,40}(?:만들었|그렸|했습니다|바꿨|돌려)",
     re.I)
+IMAGE_NOT_THE_EDIT = re.compile(f"{_INPUT_RETURNED}|{_PART_ONLY}|{STAND_IN.pattern}", re.I)
 
 # --- English cues ------------------------------------------------------------------------------------------
 
@@ -888,7 +894,8 @@ def _check_ml(s: _Sentence, m: re.Match) -> str:
         return "negated (no such thing, or the negation follows the verb)"
     if _ML_LOCAL_SUBJECT.search(prefix) and not _ML_UNIVERSAL.search(prefix):
         return "about one named route (a local dead end), not the task"
-    if _ML_COMPARATIVE.search(sentence[max(0, m.start() - 30):m.end() + 30]):
+    cstart = max([m.start() - 30] + [sentence.rfind(c, 0, m.start()) + 1 for c in ";；–—"])  # not past a ";" or a dash
+    if _ML_COMPARATIVE.search(sentence, max(0, cstart), m.end() + 30):
         return "about a better or shorter solution than one that exists (optimality)"
     if _ML_ADJ.search(m.group(0)) and _ML_FIGURATIVE_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
         return "a figurative use (a colour or a look described as impossible), not the task"
@@ -959,7 +966,10 @@ def _sentence_rule(raw: str, language: str = "") -> tuple[str, str, str, str]:
         return ("rejected", "", "a question or a conditional", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
     s = _Sentence(raw)
     why = ""
-    en, other = (0, 1) if _HAS_CJK.search(raw) else (len(_EN_WORDS.findall(raw)), len(_OTHER_WORDS.findall(raw)))
+    cjk = bool(_HAS_CJK.search(raw))
+    en, other = (len(_EN_WORDS.findall(raw)), len(_OTHER_WORDS.findall(raw))) if not cjk else (0, 1)
+    if cjk and len(_EN_WORDS.findall(raw)) >= 4:  # code-switched: "ピッチャーが見当たりません — there's no pitcher …"
+        en, other = 1, 0
     english = en >= other
     if english and _HYPOTHETICAL_START.match(raw):
         return ("rejected", "", "a hypothetical (suppose / imagine / assume ...)", "") if _ANY_CONCLUSION_WORD.search(raw) else ("", "", "", "")
@@ -972,7 +982,7 @@ def _sentence_rule(raw: str, language: str = "") -> tuple[str, str, str, str]:
                 if not problem:
                     return "fired", rule, kind, m.group(0)
                 why = why or f"{rule}: {problem}"
-    if (en <= other or language in _ML_LANGUAGES) and not why:  # not clearly English, and nothing English was ruled out
+    if (en <= other or language in _ML_LANGUAGES or cjk) and not why:  # not clearly English, and nothing English was ruled out
         for rule, pattern, kind in _ML_PATTERNS:
             for m in pattern.finditer(raw):
                 problem = _check_ml(s, m)
