@@ -121,6 +121,11 @@ CASES = [
     ("有効な結果はありません。", False, "refused"),
     ("Elle est plus haute qu'avant ; cette pose n'existe pas.", False, "refused"),
     ("Pas de chemin plus court que celui-ci : le voici en rouge.", True, "not_refused"),
+    # JSON verdicts in more keys and values: a status that no valid result exists, reachability in other languages
+    ('{"outcome": "no_valid_image", "why": "ice cannot stay frozen in the oven"}', False, "refused"),
+    ('{"outcome": "edit", "why": "the vase fits on the shelf"}', True, "not_refused"),
+    ('{"estado": "no_factible", "motivo": "el globo de plomo no flota"}', False, "refused"),
+    ('{"도달_가능": false, "이유": "출구가 벽으로 막혀 있음"}', False, "refused"),
     # drawn anyway, called an attempt
     ("Here's my best attempt, but to be clear: no arrangement seats twelve at a table for eight.", True, "refused"),
 ]

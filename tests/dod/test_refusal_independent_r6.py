@@ -13,8 +13,8 @@ decided = 0.982 (P 1.000, R 0.941), 80 of 247 pending (32.4 %); hybrid with a ju
 the 167 decided (README "Round 6").
 
 After rounds 5 and 6 were used as tuning material (README "After rounds 5 and 6", DoD 2.5; no longer an unseen
-figure): 216/216 decided = 1.000, 31 of 247 pending (12.6 %: 11 declines, 20 not); best answers on all 247 covered
-0.931 (R 0.928, first run 0.757 / 0.541); hybrid 1.000 with 100 of 318 to the judge. The first run's three errors
+figure): 219/219 decided = 1.000, 28 of 247 pending (11.3 %: 8 declines, 20 not); best answers on all 247 covered
+0.943 (R 0.955, first run 0.757 / 0.541); hybrid 1.000 with 97 of 318 to the judge. The first run's three errors
 are right (r6-0097 and r6-0272 decided "refused"; r6-0163 decided "refused": "como alternativa" names a stand-in).
 """
 
@@ -69,7 +69,7 @@ def test_covered_languages_agree_judge_free(rows, decisions):
     # sentence py3langid reads as Wu ("wuu"); uncertain, never guessed
     assert sum(not decisions[r["id"]].covered for r in covered) <= 2
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
-    assert len(decided) >= 0.84 * len(covered)  # measured 216 of 247 (31 pending); first run 167 (80)
+    assert len(decided) >= 0.84 * len(covered)  # measured 219 of 247 (28 pending); first run 167 (80)
     wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
@@ -80,21 +80,21 @@ def test_covered_languages_agree_judge_free(rows, decisions):
 
 
 def test_pending_is_fewer_declines(rows, decisions):
-    """60 of the 80 pending covered responses were declines at the first run; 11 of 31 after rounds 5 and 6."""
+    """60 of the 80 pending covered responses were declines at the first run; 8 of 28 after rounds 5 and 6."""
     covered = [r for r in rows if _covered(r["lang"])]
     pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(pending) <= 36 and sum(r["refused"] for r in pending) <= 15, (len(pending), sum(r["refused"] for r in pending))
+    assert len(pending) <= 33 and sum(r["refused"] for r in pending) <= 12, (len(pending), sum(r["refused"] for r in pending))
 
 
 def test_what_the_image_alone_would_say(rows, decisions):
     """"No image = refused" is right on 163 of the 167 decided responses (the detector: 164); of the 22 covered
     responses where the image and the label disagree the detector decides 4 (1 right) and holds 18 back. After
-    rounds 5 and 6: the image alone 202 of the 216 decided, the detector 216; of the 22, 14 decided, all right."""
+    rounds 5 and 6: the image alone 205 of the 219 decided, the detector 219; of the 22, 14 decided, all right."""
     covered = [r for r in rows if _covered(r["lang"])]
     decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
     by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
-    assert by_text >= by_image + 10, (by_text, by_image)  # measured 216 against 202 (first run 164 against 163)
+    assert by_text >= by_image + 10, (by_text, by_image)  # measured 219 against 205 (first run 164 against 163)
     against = [r for r in covered if r["image"] == r["refused"]]
     taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
     right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
@@ -110,6 +110,6 @@ def test_other_languages_are_uncertain_not_guessed(rows, decisions):
 
 def test_hybrid_routing(rows, decisions):
     routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
-    assert len(routed) <= 107  # measured 100: 71 not covered, 29 covered but uncertain (first run 149)
+    assert len(routed) <= 104  # measured 97: 71 not covered, 26 covered but uncertain (first run 149)
     hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
     assert sum(hybrid[r["id"]] == r["refused"] for r in rows) / len(rows) >= 0.995  # measured 318/318 (first run 315/318)

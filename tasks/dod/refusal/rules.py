@@ -687,7 +687,8 @@ _HAS_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _JSON_TRUE_VERDICT = re.compile(
     r"\"(?:feasible|feasibility|is_feasible|possible|solvable|doable|can_(?:be_)?(?:done|solved|edit|draw|complete)|achievable|reachable|"
     r"faisable|r[ée]alisable|factible|posible|machbar|l[öo]sbar|m[öo]glich|fattibile|vi[áa]vel|可行|可解|実行可能)\"\s*:\s*(false|\"(?:no|false|infeasible|impossible)\"|true|\"(?:yes|true|feasible)\")"
-    r"|\"(?:decision|verdict|action|conclusion|status|result|answer|outcome)\"\s*:\s*\"(declin\w*|refus\w*|abstain\w*|infeasible|impossible|unsolvable|no[ _]?solution|edit|draw|generate|feasible|solvable|proceed)\"",
+    r"|\"(?:decision|verdict|action|conclusion|status|result|answer|outcome|estado|veredicto|statut|d[ée]cision|Entscheidung|Urteil|結論|判定|状态|结论|판정|결론)\"\s*:\s*"
+    r"\"(declin\w*|refus\w*|abstain\w*|infeasible|impossible|unsolvable|unreachable|no[ _-]?solution|no[ _-]valid[ _-]\w+|no[ _-](?:realizable|realisable|factible|posible|feasible|possible)|not[ _-](?:feasible|possible|doable)|infaisable|irr[ée]alisable|imposible|unm[öo]glich|edit|draw|generate|feasible|solvable|proceed)\"",
     re.I)
 
 
@@ -1032,8 +1033,9 @@ def json_verdict(text: str) -> bool | None:
     for a, b in analysed_spans(text):
         for jm in _JSON_TRUE_VERDICT.finditer(text, a, b):
             v = (jm.group(1) or jm.group(2) or "").strip('"').lower()
-            verdict = v in ("false", "no", "infeasible", "impossible", "unsolvable") or v.startswith(
-                ("declin", "refus", "abstain", "no_solution", "no solution", "nosolution"))
+            verdict = v in ("false", "no", "infeasible", "impossible", "unsolvable", "unreachable", "infaisable", "imposible") or v.startswith(
+                ("declin", "refus", "abstain", "no_solution", "no solution", "nosolution", "no-solution", "no_valid", "no-valid", "no valid",
+                 "no_", "no-", "not_", "not-", "irr", "unm"))
         for jm in _JSON_BOOL_FIELD.finditer(text, a, b):  # "path_found": false, "valid_output_exists": false
             said = _json_key_verdict(jm.group(1), jm.group(2).strip('"').lower() in ("true", "yes"))
             verdict = said if said is not None else verdict
@@ -1043,7 +1045,7 @@ def json_verdict(text: str) -> bool | None:
 # A boolean field whose name states that a valid result exists or is reachable, in any wording of the key:
 # "path_found", "end_reachable", "valid_output_exists", "solucionavel", "is_possible" (and their negations).
 _JSON_BOOL_FIELD = re.compile(r"\"([^\"\n]{1,40})\"\s*:\s*(false|true|\"(?:no|yes|false|true)\")", re.I)
-_KEY_FEASIBLE = re.compile(r"feasib|possib|solv|soluc|l[öo]sbar|machbar|faisab|r[ée]alisab|factib|posib|fattib|vi[áa]vel|doab|achiev|satisf|reach|可行|可解|実行可能", re.I)
+_KEY_FEASIBLE = re.compile(r"feasib|possib|solv|soluc|l[öo]sbar|machbar|faisab|r[ée]alisab|factib|posib|fattib|vi[áa]vel|doab|achiev|satisf|reach|alcanzab|atteignab|erreichbar|可行|可解|実行可能|到達可能|到达|도달", re.I)
 _KEY_EXISTS = re.compile(r"(?:exist|found|valid|possible)", re.I)
 _KEY_RESULT = re.compile(r"path|route|solution|output|edit|image|answer|result|way|arrangement|placement|version|scene", re.I)
 _KEY_NEGATED = re.compile(r"impossib|infeasib|unsolv|unreach|unsatisf|^no[_ ]|^not[_ ]|^is_?not|_not_", re.I)
