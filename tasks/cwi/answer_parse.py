@@ -123,7 +123,8 @@ def _name_list(m: re.Match) -> str:
     if (names[0] == "(") != (names[-1] == ")") or (values[0] == "(") != (values[-1] == ")"):
         return m.group(0)
     names, values = names.strip("() \t").split(","), values.strip("() \t").split(",")
-    if len(names) != len(values) or len({n.strip().lower() for n in names}) != len(names):
+    if len(names) != len(values) or len({n.strip().lower() for n in names}) != len(names) \
+            or any(n.strip().lower() in UNIT_WORDS for n in names):  # "80 deg, b=83,000": a unit, not a name
         return m.group(0)
     return ", ".join(f"{n.strip()}={v.strip()}" for n, v in zip(names, values))
 

@@ -536,6 +536,7 @@ def test_readings_of_round_4(task, pred, gold, verdict):
 @pytest.mark.parametrize("task, pred, gold, verdict", [
     # twins of the readings above that stay as they were
     ("film_color", "r, g, b = 12, 34", "12,34,56", "unparsable"),  # two values for three names: no pairing
+    ("swatch_rgb", "r=0, g=80 deg, b=83,000", "0,80,83", "unparsable"),  # a unit before ', b=' is no name
     ("swatch_rgb", "mean([10, 20, 30])", "10,20,30", "unparsable"),  # a call that is no type: a list in a list
     ("peak_count", "7 (one ring of peaks)", "7", "right"),  # a number word next to digits stays prose
     ("alignment", "dx = -12, dy = 3 minus the border", "-12,3", "right"),
