@@ -291,7 +291,8 @@ R3 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r3.jsonl"  # round 3
 R4 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r4.jsonl"  # round 4, another writer, frozen before the run
 R5 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r5.jsonl"  # round 5, another writer; rows say whether an image was delivered
 R6 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r6.jsonl"  # round 6, another writer; image per row, `lang` = the prompt's
-ROUNDS = {"r3": R3, "r4": R4, "r5": R5, "r6": R6}
+R7 = ROOT / "tests" / "dod" / "data" / "refusal_independent_r7.jsonl"  # round 7, another writer; image per row
+ROUNDS = {"r3": R3, "r4": R4, "r5": R5, "r6": R6, "r7": R7}
 FROZEN3 = ROOT / "tests" / "dod" / "data" / "refusal_frozen3.jsonl"  # written here before the round-3 changes
 FROZEN5 = ROOT / "tests" / "dod" / "data" / "refusal_frozen5.jsonl"  # written before round 5's changes, with ``image``
 # How the labelled sets show that a response delivered an image (they hold text only)
@@ -502,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                          "(default: all; reasoning for --split independent)")
     ap.add_argument("--readings", action="store_true", help="labels and decisions that change between the two readings")
     ap.add_argument("--routing", action="store_true", help="round 3 and frozen3: judge-free, hybrid and the hybrid routing")
-    ap.add_argument("--round", choices=("r3", "r4", "r5", "r6", "frozen3", "frozen5"), default="r3",
+    ap.add_argument("--round", choices=("r3", "r4", "r5", "r6", "r7", "frozen3", "frozen5"), default="r3",
                     help="with --routing: the independent round to read (r5: rows carry ``image``), or the fifth frozen split")
     ap.add_argument("--replay", type=Path, default=None, metavar="DIR",
                     help="with --round: replay an earlier detector's first run (git archive <sha> tasks/dod | tar -x -C DIR; "
