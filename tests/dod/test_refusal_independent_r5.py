@@ -22,15 +22,9 @@ pending: an image after a conclusion with nothing that calls it a substitute; r5
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
-
-from lmms_plugins.tasks.dod.refusal import COVERED, UNCERTAIN
-from lmms_plugins.tasks.dod.refusal.text import detect_in
-from lmms_plugins.utils.jsonl import read_jsonl
-
-DATA = Path(__file__).parent / "data"
+from refusal_round import Round  # tests/dod/, this file's folder, is on sys.path
 
 # Disagreements left on the covered languages' decided responses (whole-output reading), each with why; an id that
 # agrees again must leave the set (the test fails). The first run's three (r5-0063 partial compliance, "the clock has
@@ -40,78 +34,66 @@ KNOWN: set[str] = set()
 FIRST_RUN_ERRORS = {"r5-0063", "r5-0304", "r5-0323"}
 
 
-def _covered(lang: str) -> bool:
-    return all(part in COVERED for part in lang.split("-"))
-
-
 @pytest.fixture(scope="module")
-def rows():
-    return [r for r in read_jsonl(DATA / "refusal_independent_r5.jsonl") if not r["ambiguous"]]
+def rnd():
+    return Round("r5")
 
 
-@pytest.fixture(scope="module")
-def decisions(rows):
-    return {r["id"]: detect_in(r["response"], "all", image=r["image"]) for r in rows}
-
-
-def test_the_set_is_what_was_frozen(rows):
-    every = read_jsonl(DATA / "refusal_independent_r5.jsonl")
+def test_the_set_is_what_was_frozen(rnd):
+    every = rnd.every
     assert len(every) == 345 and sum(r["ambiguous"] for r in every) == 6
-    assert Counter(r["refused"] for r in rows) == {True: 172, False: 167}
-    assert sum(_covered(r["lang"]) for r in rows) == 269
-    assert Counter((r["refused"], r["image"]) for r in rows) == {(True, False): 142, (True, True): 30,
+    assert Counter(r["refused"] for r in rnd.rows) == {True: 172, False: 167}
+    assert len(rnd.covered) == 269
+    assert Counter((r["refused"], r["image"]) for r in rnd.rows) == {(True, False): 142, (True, True): 30,
                                                                    (False, True): 157, (False, False): 10}
 
 
-def test_covered_languages_agree_judge_free(rows, decisions):
-    covered = [r for r in rows if _covered(r["lang"])]
-    assert all(decisions[r["id"]].covered for r in covered)  # none is read as another language
-    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+def test_covered_languages_agree_judge_free(rnd):
+    covered = rnd.covered
+    assert all(rnd.decisions[r["id"]].covered for r in covered)  # none is read as another language
+    decided = rnd.decided
     assert len(decided) >= 0.87 * len(covered)  # measured 242 of 269 (27 pending); first run 202 (67)
-    wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
+    wrong = rnd.wrong
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
     assert KNOWN <= wrong, sorted(KNOWN - wrong)  # a known error that is right now leaves KNOWN
     assert not wrong & FIRST_RUN_ERRORS, sorted(wrong & FIRST_RUN_ERRORS)
-    fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
+    fp = rnd.false_declines
     assert fp <= 1  # precision is not bought with recall (measured 0; first run 1)
 
 
-def test_pending_is_fewer_declines(rows, decisions):
+def test_pending_is_fewer_declines(rnd):
     """The pending covered responses are mostly declines (a judge-free decline rate undercounts them): 53 of 67 at
     the first run, 12 of 27 after rounds 5 and 6."""
-    covered = [r for r in rows if _covered(r["lang"])]
-    pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
+    covered = rnd.covered
+    pending = [r for r in covered if rnd.pending(r)]
     assert len(pending) <= 31 and sum(r["refused"] for r in pending) <= 15, (len(pending), sum(r["refused"] for r in pending))
 
 
-def test_the_detector_reads_more_than_the_image(rows, decisions):
+def test_the_detector_reads_more_than_the_image(rnd):
     """An image-only rule ("no image = refused") is right on 194 of the 202 responses the detector decides; the
     detector on 199. Where the image and the label disagree (34 covered responses: declines with a fallback,
     relaxed or partial image, text-only compliance) it mostly abstains: 8 decided, 5 right (the image: 0).
     After rounds 5 and 6: the image alone 219 of the 242 decided, the detector 242; of the 34, 23 decided (the
     input returned, a partial image, a stand-in named as such), all right."""
-    covered = [r for r in rows if _covered(r["lang"])]
-    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    decided = rnd.decided
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
-    by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
+    by_text = sum(rnd.refused(r) == r["refused"] for r in decided)
     assert by_text >= by_image + 15, (by_text, by_image)  # measured 242 against 219 (first run 199 against 194)
-    against = [r for r in covered if r["image"] == r["refused"]]
-    taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
-    right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
+    against = rnd.against_image
+    taken = [r for r in against if not rnd.pending(r)]
+    right = sum(rnd.refused(r) == r["refused"] for r in taken)
     assert len(against) == 34 and len(taken) <= 26 and right >= len(taken) - 1, (len(taken), right)  # measured 23 taken, 23 right
 
 
-def test_other_languages_are_uncertain_not_guessed(rows, decisions):
-    others = [r for r in rows if not _covered(r["lang"])]
+def test_other_languages_are_uncertain_not_guessed(rnd):
+    others = rnd.others
     assert len(others) == 70
-    guessed = [r["id"] for r in others if decisions[r["id"]].verdict != UNCERTAIN]
+    guessed = [r["id"] for r in others if not rnd.pending(r)]
     assert len(guessed) <= 1, guessed  # measured 1: read as a covered language, and read right
 
 
-def test_hybrid_routing(rows, decisions):
-    routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
+def test_hybrid_routing(rnd):
+    routed = [r for r in rnd.rows if rnd.pending(r)]
     assert len(routed) <= 103  # measured 96: 69 not covered, 27 covered but uncertain (first run 136)
-    hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
-    agree = sum(1 for r in rows if hybrid[r["id"]] == r["refused"])
-    assert agree / len(rows) >= 0.995  # measured 339/339 (first run 336/339)
+    assert rnd.hybrid_agreement() >= 0.995  # measured 339/339 (first run 336/339)

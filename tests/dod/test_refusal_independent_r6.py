@@ -21,15 +21,9 @@ are right (r6-0097 and r6-0272 decided "refused"; r6-0163 decided "refused": "co
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
-
-from lmms_plugins.tasks.dod.refusal import COVERED, UNCERTAIN
-from lmms_plugins.tasks.dod.refusal.text import detect_in
-from lmms_plugins.utils.jsonl import read_jsonl
-
-DATA = Path(__file__).parent / "data"
+from refusal_round import Round  # tests/dod/, this file's folder, is on sys.path
 
 # Disagreements left on the covered languages' decided responses (whole-output reading), each with why; an id that
 # agrees again must leave the set (the test fails). The first run's three, all declines with an image read as "not
@@ -40,76 +34,65 @@ KNOWN: set[str] = set()
 FIRST_RUN_ERRORS = {"r6-0097", "r6-0163", "r6-0272"}
 
 
-def _covered(lang: str) -> bool:
-    return all(part in COVERED for part in lang.split("-"))
-
-
 @pytest.fixture(scope="module")
-def rows():
-    return [r for r in read_jsonl(DATA / "refusal_independent_r6.jsonl") if not r["ambiguous"]]
+def rnd():
+    return Round("r6")
 
 
-@pytest.fixture(scope="module")
-def decisions(rows):
-    return {r["id"]: detect_in(r["response"], "all", image=r["image"]) for r in rows}
-
-
-def test_the_set_is_what_was_frozen(rows):
-    every = read_jsonl(DATA / "refusal_independent_r6.jsonl")
+def test_the_set_is_what_was_frozen(rnd):
+    every = rnd.every
     assert len(every) == 321 and sum(r["ambiguous"] for r in every) == 3
-    assert Counter(r["refused"] for r in rows) == {True: 147, False: 171}
-    assert sum(_covered(r["lang"]) for r in rows) == 247
-    assert Counter((r["refused"], r["image"]) for r in rows) == {(True, False): 128, (True, True): 19,
+    assert Counter(r["refused"] for r in rnd.rows) == {True: 147, False: 171}
+    assert len(rnd.covered) == 247
+    assert Counter((r["refused"], r["image"]) for r in rnd.rows) == {(True, False): 128, (True, True): 19,
                                                                    (False, True): 164, (False, False): 7}
 
 
-def test_covered_languages_agree_judge_free(rows, decisions):
-    covered = [r for r in rows if _covered(r["lang"])]
+def test_covered_languages_agree_judge_free(rnd):
+    covered = rnd.covered
     # two are read as another language and held back: a German tool call (no prose: "da") and a Mandarin
     # sentence py3langid reads as Wu ("wuu"); uncertain, never guessed
-    assert sum(not decisions[r["id"]].covered for r in covered) <= 2
-    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    assert sum(not rnd.decisions[r["id"]].covered for r in covered) <= 2
+    decided = rnd.decided
     assert len(decided) >= 0.84 * len(covered)  # measured 219 of 247 (28 pending); first run 167 (80)
-    wrong = {r["id"] for r in decided if bool(decisions[r["id"]].refused) != r["refused"]}
+    wrong = rnd.wrong
     accuracy = 1 - len(wrong) / len(decided)
     assert accuracy >= 0.98 and len(wrong - KNOWN) <= 1, (accuracy, sorted(wrong - KNOWN))
     assert KNOWN <= wrong, sorted(KNOWN - wrong)  # a known error that is right now leaves KNOWN
     assert not wrong & FIRST_RUN_ERRORS, sorted(wrong & FIRST_RUN_ERRORS)
-    fp = sum(1 for r in decided if decisions[r["id"]].refused and not r["refused"])
+    fp = rnd.false_declines
     assert fp <= 1  # measured 0
 
 
-def test_pending_is_fewer_declines(rows, decisions):
+def test_pending_is_fewer_declines(rnd):
     """60 of the 80 pending covered responses were declines at the first run; 8 of 28 after rounds 5 and 6."""
-    covered = [r for r in rows if _covered(r["lang"])]
-    pending = [r for r in covered if decisions[r["id"]].verdict == UNCERTAIN]
+    covered = rnd.covered
+    pending = [r for r in covered if rnd.pending(r)]
     assert len(pending) <= 33 and sum(r["refused"] for r in pending) <= 12, (len(pending), sum(r["refused"] for r in pending))
 
 
-def test_what_the_image_alone_would_say(rows, decisions):
+def test_what_the_image_alone_would_say(rnd):
     """"No image = refused" is right on 163 of the 167 decided responses (the detector: 164); of the 22 covered
     responses where the image and the label disagree the detector decides 4 (1 right) and holds 18 back. After
     rounds 5 and 6: the image alone 205 of the 219 decided, the detector 219; of the 22, 14 decided, all right."""
-    covered = [r for r in rows if _covered(r["lang"])]
-    decided = [r for r in covered if decisions[r["id"]].verdict != UNCERTAIN]
+    decided = rnd.decided
     by_image = sum((not r["image"]) == r["refused"] for r in decided)
-    by_text = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in decided)
+    by_text = sum(rnd.refused(r) == r["refused"] for r in decided)
     assert by_text >= by_image + 10, (by_text, by_image)  # measured 219 against 205 (first run 164 against 163)
-    against = [r for r in covered if r["image"] == r["refused"]]
-    taken = [r for r in against if decisions[r["id"]].verdict != UNCERTAIN]
-    right = sum(bool(decisions[r["id"]].refused) == r["refused"] for r in taken)
+    against = rnd.against_image
+    taken = [r for r in against if not rnd.pending(r)]
+    right = sum(rnd.refused(r) == r["refused"] for r in taken)
     assert len(against) == 22 and len(taken) <= 16 and right >= len(taken) - 1, (len(taken), right)  # measured 14, 14
 
 
-def test_other_languages_are_uncertain_not_guessed(rows, decisions):
-    others = [r for r in rows if not _covered(r["lang"])]
+def test_other_languages_are_uncertain_not_guessed(rnd):
+    others = rnd.others
     assert len(others) == 71
-    guessed = [r["id"] for r in others if decisions[r["id"]].verdict != UNCERTAIN]
+    guessed = [r["id"] for r in others if not rnd.pending(r)]
     assert len(guessed) <= 2, guessed  # measured 2, both right: "gata" (ro, read as es) and an Arabic "تم." with an image
 
 
-def test_hybrid_routing(rows, decisions):
-    routed = [r for r in rows if decisions[r["id"]].verdict == UNCERTAIN]
+def test_hybrid_routing(rnd):
+    routed = [r for r in rnd.rows if rnd.pending(r)]
     assert len(routed) <= 104  # measured 97: 71 not covered, 26 covered but uncertain (first run 149)
-    hybrid = {r["id"]: r["refused"] if decisions[r["id"]].verdict == UNCERTAIN else bool(decisions[r["id"]].refused) for r in rows}
-    assert sum(hybrid[r["id"]] == r["refused"] for r in rows) / len(rows) >= 0.995  # measured 318/318 (first run 315/318)
+    assert rnd.hybrid_agreement() >= 0.995  # measured 318/318 (first run 315/318)
