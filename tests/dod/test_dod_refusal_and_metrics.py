@@ -122,3 +122,33 @@ def test_tallies_keep_pending_in_the_denominator_and_split_by_category():
     assert s["sample_statuses"] == {"ok": 6, "unparsable": 1}
     assert math.isnan(M.tally("E", []).rate) and M.Tally().as_dict()["rate"] is None
     assert any("E" in line for line in M.format_summary(s))
+
+
+def test_pending_refusal_verdicts_print_the_range_each_d_rate_can_take(capsys):
+    """Judge-free, a pending refusal verdict counts as no refusal (official denominator): D_strict and D_lenient
+    are then lower bounds and D_f (lower is better) its best case; the run prints the range deciding them gives."""
+    from dataclasses import asdict
+
+    from lmms_plugins.tasks.dod import hooks
+
+    records = [
+        rec("p1-feasible", True, True, False),
+        rec("p2-feasible", True, True, True),  # a false refusal
+        rec("p3-feasible", True, False, None, status="refusal_uncertain"),
+        rec("p4-feasible", True, False, None, status="refusal_not_covered"),
+        rec("p1-infeasible", False, False, True),
+        rec("p2-infeasible", False, False, None, status="refusal_uncertain"),
+        rec("p3-infeasible", False, True, None, status="judge_error"),  # not a refusal verdict left open by the rules
+    ]
+    f_rate = M.tally("D_f", records)
+    assert hooks.refusal_bounds(f_rate) == (2, 0.25, 0.75)
+    line = hooks.print_refusal_bounds("D_f", f_rate)
+    assert "2 of 4 requests have no refusal verdict" in line and "its best case (lower is better)" in line
+    assert "0.2500-0.7500" in line and line in capsys.readouterr().err
+    assert hooks.refusal_bounds(M.tally("D_strict", records)) == (1, 1 / 3, 2 / 3)  # judge_error is not counted
+    assert hooks.refusal_bounds(M.tally("D_f", records[:2])) is None  # nothing pending: no line
+    # through the aggregation lmms-eval calls
+    items = [{"record": asdict(r), "status": r.status, "applicable": r.feasible} for r in records]
+    assert hooks.aggregate_D_f(items) == 0.25
+    assert "dod D_f: 2 of 4 requests have no refusal verdict" in capsys.readouterr().err
+    assert hooks.aggregate_E(items) is not None and "no refusal verdict" not in capsys.readouterr().err
