@@ -173,3 +173,22 @@ def test_an_override_of_a_package_task_must_state_the_version_that_scores_it(dat
     (tmp_path / "own").mkdir()  # a task under its own name states its own version
     (tmp_path / "own" / "my_dod.yaml").write_text(f"include: {template}\ntask: my_dod\nmetadata: {{version: 0.1, lmms_plugins_benchmark: dod}}\n")
     assert str(build(["my_dod"], "simple", str(tmp_path / "own"))["my_dod"].config.metadata["version"]) == "0.1"
+
+
+def test_the_readmes_override_examples_state_the_current_version():
+    """The READMEs' override YAMLs are what users copy; one with an old version would now stop their run."""
+    import re
+
+    from lmms_plugins.utils import task_yaml
+    from lmms_plugins.utils.task_version import package_versions
+
+    examples = 0
+    for readme in sorted(Path(tasks_dir()).glob("*/README.md")):
+        for block in re.findall(r"```yaml\n(.*?)```", readme.read_text(encoding="utf-8"), re.S):
+            config = task_yaml.loads(block)  # `!function` stays a name
+            if not (isinstance(config, dict) and "include" in config and config.get("task") in package_versions()):
+                continue
+            examples += 1
+            stated = (config.get("metadata") or {}).get("version")
+            assert str(stated) == package_versions()[config["task"]], (readme, config["task"], stated)
+    assert examples >= 2  # DoD's and GRADE's settings examples
